@@ -192,7 +192,7 @@ mod tests {
         assert_eq!(ratio(3, 2), "1.5");
         assert_eq!(ratio(-3, 2), "-1.5");
         // A carry through every digit into the whole part.
-        assert_eq!(ratio(1_999_999_999_999_9, 10_000_000_000_000), "2");
+        assert_eq!(ratio(19_999_999_999_999, 10_000_000_000_000), "2");
     }
 
     #[test]

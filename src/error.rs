@@ -54,14 +54,9 @@ pub enum Error {
         /// The parser's description.
         message: String,
     },
-    /// An input file is JSON but breaks the input format; every problem is listed.
-    #[error("{path}: refused with {} problem(s)", problems.len())]
-    Refused {
-        /// The input file.
-        path: PathBuf,
-        /// Every problem found, in document order.
-        problems: Vec<Problem>,
-    },
+    /// Input files are JSON but break their format; every problem of every file is listed.
+    #[error("{}", refused_summary(.0))]
+    Refused(Vec<(PathBuf, Vec<Problem>)>),
     /// A command-line value is unusable.
     #[error("{0}")]
     Usage(String),
@@ -83,3 +78,17 @@ impl Error {
 
 /// The crate's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+fn refused_summary(files: &[(PathBuf, Vec<Problem>)]) -> String {
+    let parts: Vec<String> = files
+        .iter()
+        .map(|(path, problems)| {
+            format!(
+                "{} refused with {} problem(s)",
+                path.display(),
+                problems.len()
+            )
+        })
+        .collect();
+    parts.join("; ")
+}

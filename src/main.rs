@@ -1,1 +1,76 @@
-fn main() {}
+//! The `model-demand` binary: parse the command line, call the library, report errors.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+use model_demand::cli::{Cli, Command, InputArgs};
+use model_demand::error::{Error, Result};
+use time::OffsetDateTime;
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(err) => {
+            report(&err);
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Check(input) => {
+            let (inputs, now) = load(&input)?;
+            let catalog = inputs.catalog(now);
+            println!("{}", model_demand::summary(&inputs, &catalog));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Query(args) => {
+            let (inputs, now) = load(&args.input)?;
+            let api = model_demand::render::Api::new(&inputs.catalog(now));
+            let response = api.answer(&args.query);
+            let mut out = std::io::stdout().lock();
+            let written = (|| {
+                if args.include {
+                    write!(out, "HTTP/1.1 {}\n\n", response.status)?;
+                }
+                out.write_all(&response.body)?;
+                out.write_all(b"\n")?;
+                out.flush()
+            })();
+            written.map_err(|e| Error::io("cannot write", "standard output", e))?;
+            Ok(if response.status == 200 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+    }
+}
+
+fn load(input: &InputArgs) -> Result<(model_demand::Inputs, OffsetDateTime)> {
+    let now = match &input.now {
+        Some(text) => model_demand::parse_now(text)?,
+        None => OffsetDateTime::now_utc(),
+    };
+    Ok((model_demand::load(&input.export, input.supply_path())?, now))
+}
+
+/// Prints an error and its causes; a refused input lists one problem per line, path first.
+fn report(err: &Error) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "error: {err}");
+    if let Error::Refused(files) = err {
+        for (_, problems) in files {
+            for problem in problems {
+                let _ = writeln!(stderr, "{problem}");
+            }
+        }
+    }
+    let mut source = std::error::Error::source(err);
+    while let Some(cause) = source {
+        let _ = writeln!(stderr, "  caused by: {cause}");
+        source = cause.source();
+    }
+}

@@ -1,0 +1,74 @@
+//! The command line: clap definitions, with each option's help text as its doc comment.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Builds and previews a static, read-only JSON API of AI model demand (OpenRouter's public
+/// top-50 daily rankings) joined with checked model facts (Hugging Face) and supply.
+#[derive(Debug, Parser)]
+#[command(name = "model-demand", version, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Validate an export (and supply feed) and print a one-line summary; exit 1 listing every
+    /// problem with its JSON path when refused.
+    Check(InputArgs),
+    /// Print the exact body of `GET /api/v1/models?QUERY` as compact JSON; exit 0 for 200, else 1.
+    Query(QueryArgs),
+}
+
+/// The inputs every data command reads.
+#[derive(Debug, Args)]
+pub struct InputArgs {
+    /// Export v1 file (model-demand.export.v1).
+    #[arg(long, value_name = "PATH", default_value = crate::SAMPLE_EXPORT)]
+    pub export: PathBuf,
+    /// Supply v1 file (model-demand.supply.v1).
+    #[arg(long, value_name = "PATH", default_value = crate::SAMPLE_SUPPLY, conflicts_with = "no_supply")]
+    pub supply: PathBuf,
+    /// Build without a supply feed: every model's supply is not_collected.
+    #[arg(long)]
+    pub no_supply: bool,
+    /// The time freshness is judged at (RFC 3339, e.g. 2026-11-21T12:00:00Z); defaults to the clock.
+    #[arg(long, value_name = "RFC3339")]
+    pub now: Option<String>,
+}
+
+impl InputArgs {
+    /// The supply path, unless `--no-supply` was given.
+    pub fn supply_path(&self) -> Option<&std::path::Path> {
+        (!self.no_supply).then_some(self.supply.as_path())
+    }
+}
+
+/// `query` arguments.
+#[derive(Debug, Args)]
+pub struct QueryArgs {
+    /// The inputs.
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Print `HTTP/1.1 <status>` and an empty line before the body.
+    #[arg(long, short = 'i')]
+    pub include: bool,
+    /// The raw query string, without `?` (e.g. `sort=latest_rank&order=asc&limit=3`); may be empty.
+    #[arg(value_name = "QUERY", default_value = "", allow_hyphen_values = true)]
+    pub query: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}
