@@ -22,6 +22,28 @@ pub enum Command {
     Check(InputArgs),
     /// Print the exact body of `GET /api/v1/models?QUERY` as compact JSON; exit 0 for 200, else 1.
     Query(QueryArgs),
+    /// Write the whole static site: every answer the API allows, the feeds, the contract, the
+    /// Netlify rules and a manifest. The site is swapped in only when complete.
+    Build(BuildArgs),
+    /// Print the repository's netlify.toml (publish directory, build command, headers).
+    NetlifyToml,
+}
+
+/// `build` arguments.
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// The inputs (ignored with --unavailable).
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Output directory; replaced as a whole when the build succeeds.
+    #[arg(long, value_name = "DIR", default_value = "out")]
+    pub out: PathBuf,
+    /// Public base address of the site, used in the contract's links.
+    #[arg(long, value_name = "URL", default_value = crate::site::DEFAULT_BASE_URL)]
+    pub base_url: String,
+    /// Build the no-data site: contract and OpenAPI served, the model route and feeds answer 503.
+    #[arg(long)]
+    pub unavailable: bool,
 }
 
 /// The inputs every data command reads.

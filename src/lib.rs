@@ -5,13 +5,16 @@
 //! [`render`] → site → CDN rules; the preview server reads the written site.
 
 pub mod cli;
+pub mod contract;
 pub mod decimal;
 pub mod error;
 pub mod export;
 pub mod json;
+pub mod netlify;
 pub mod query;
 pub mod records;
 pub mod render;
+pub mod site;
 pub mod sources;
 pub mod supply;
 pub mod validate;

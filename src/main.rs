@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use model_demand::cli::{Cli, Command, InputArgs};
 use model_demand::error::{Error, Result};
+use model_demand::site::{self, BuildOptions, SiteData};
 use time::OffsetDateTime;
 
 fn main() -> ExitCode {
@@ -45,6 +46,33 @@ fn run(cli: Cli) -> Result<ExitCode> {
             } else {
                 ExitCode::FAILURE
             })
+        }
+        Command::Build(args) => {
+            let options = BuildOptions {
+                base_url: args.base_url.clone(),
+                progress: true,
+                ..BuildOptions::new(&args.out)
+            };
+            let report = if args.unavailable {
+                site::build(&SiteData::Unavailable, &options)?
+            } else {
+                let (inputs, now) = load(&args.input)?;
+                let catalog = inputs.catalog(now);
+                eprintln!("{}", model_demand::summary(&inputs, &catalog));
+                site::build(
+                    &SiteData::Data {
+                        inputs: &inputs,
+                        catalog: &catalog,
+                    },
+                    &options,
+                )?
+            };
+            eprintln!("{}", report.summary(&args.out));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::NetlifyToml => {
+            print!("{}", model_demand::netlify::netlify_toml());
+            Ok(ExitCode::SUCCESS)
         }
     }
 }

@@ -1,0 +1,473 @@
+//! The output tree: every answer the API allows written as files, plus the CDN rules, the
+//! routing table and a manifest; written into a staging sibling and swapped in only when
+//! complete, so a failed build never touches the published site.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+use crate::netlify::{self, error_file};
+use crate::query::{self, list_file, model_file, ListQuery, Order, SortKey};
+use crate::records::Catalog;
+use crate::render::{error_body, to_json, ErrorCode, Rendered};
+use crate::{contract, Inputs};
+
+/// The address the site is published at unless `--base-url` says otherwise.
+pub const DEFAULT_BASE_URL: &str = "https://model-demand.netlify.app";
+/// Name of the manifest at the site root.
+pub const MANIFEST: &str = "manifest.json";
+/// Site-relative path of the routing table.
+pub const ROUTES: &str = "_api/routes.json";
+/// Netlify's limit on files in one directory.
+pub const MAX_FILES_PER_DIR: usize = 54_000;
+
+/// What a build publishes.
+pub enum SiteData<'a> {
+    /// An accepted export, its catalog, and the inputs' bytes for the feeds.
+    Data {
+        /// The accepted inputs.
+        inputs: &'a Inputs,
+        /// Their catalog.
+        catalog: &'a Catalog,
+    },
+    /// No accepted export: contract only, 503 elsewhere.
+    Unavailable,
+}
+
+/// Where and how a site is written.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    /// The output directory, replaced as a whole.
+    pub out: PathBuf,
+    /// The public base address used in links.
+    pub base_url: String,
+    /// Print progress on stderr when the build runs long.
+    pub progress: bool,
+    /// Testing aid: fail with an I/O error after this many files, to prove a failed build
+    /// leaves the previous site untouched.
+    #[doc(hidden)]
+    pub fail_after_files: Option<u64>,
+}
+
+impl BuildOptions {
+    /// Options writing to `out` with the default base URL.
+    pub fn new(out: impl Into<PathBuf>) -> BuildOptions {
+        BuildOptions {
+            out: out.into(),
+            base_url: DEFAULT_BASE_URL.to_string(),
+            progress: false,
+            fail_after_files: None,
+        }
+    }
+}
+
+/// One file of the manifest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct ManifestEntry {
+    /// Site-relative path with `/` separators.
+    pub path: String,
+    /// Size in bytes.
+    pub bytes: u64,
+    /// Lower-case hex SHA-256 of the content.
+    pub sha256: String,
+}
+
+/// The manifest: every file of the site but the manifest itself, sorted by path.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Manifest {
+    /// Always `model-demand.manifest.v1`.
+    pub schema_version: String,
+    /// The files.
+    pub files: Vec<ManifestEntry>,
+}
+
+/// What a finished build reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuildReport {
+    /// Files written, manifest included.
+    pub files: u64,
+    /// Bytes written, manifest included.
+    pub bytes: u64,
+    /// Models served (0 without data).
+    pub models: usize,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+impl BuildReport {
+    /// The one-line summary printed at the end of a build.
+    pub fn summary(&self, out: &Path) -> String {
+        let seconds = self.elapsed.as_secs_f64();
+        format!(
+            "built {}: {} files, {:.1} MB, {} model(s) served, in {:.2} s ({:.0} MB/s)",
+            out.display(),
+            self.files,
+            self.bytes as f64 / 1e6,
+            self.models,
+            seconds,
+            self.bytes as f64 / 1e6 / seconds.max(1e-9)
+        )
+    }
+}
+
+/// Counts what has been written, for progress and the testing failure.
+struct Counter {
+    files: AtomicU64,
+    bytes: AtomicU64,
+    fail_after: Option<u64>,
+}
+
+/// Writes files under a root and records their manifest entries.
+struct Writer<'a> {
+    root: &'a Path,
+    counter: &'a Counter,
+}
+
+impl Writer<'_> {
+    fn write(&self, rel: &str, bytes: &[u8]) -> Result<ManifestEntry> {
+        let path = self.root.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| Error::io("cannot create", parent, e))?;
+        }
+        let written = self.counter.files.fetch_add(1, Ordering::Relaxed) + 1;
+        if self.counter.fail_after.is_some_and(|limit| written > limit) {
+            let injected = std::io::Error::other("injected failure (testing aid)");
+            return Err(Error::io("cannot write", &path, injected));
+        }
+        std::fs::write(&path, bytes).map_err(|e| Error::io("cannot write", &path, e))?;
+        self.counter
+            .bytes
+            .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        Ok(ManifestEntry {
+            path: rel.to_string(),
+            bytes: bytes.len() as u64,
+            sha256: sha256_hex(bytes),
+        })
+    }
+}
+
+/// Lower-case hex SHA-256.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut hex = String::with_capacity(64);
+    for b in digest {
+        hex.push(char::from_digit(u32::from(b >> 4), 16).unwrap_or('0'));
+        hex.push(char::from_digit(u32::from(b & 15), 16).unwrap_or('0'));
+    }
+    hex
+}
+
+/// Builds the whole site into `options.out`, atomically.
+pub fn build(data: &SiteData<'_>, options: &BuildOptions) -> Result<BuildReport> {
+    let started = Instant::now();
+    let out = &options.out;
+    let name = out
+        .file_name()
+        .ok_or_else(|| Error::Usage(format!("--out {} must name a directory", out.display())))?
+        .to_string_lossy()
+        .into_owned();
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let staging = parent.join(format!(".{name}.staging-{}", std::process::id()));
+    if staging.exists() {
+        std::fs::remove_dir_all(&staging).map_err(|e| Error::io("cannot remove", &staging, e))?;
+    }
+    std::fs::create_dir_all(&staging).map_err(|e| Error::io("cannot create", &staging, e))?;
+    let counter = Counter {
+        files: AtomicU64::new(0),
+        bytes: AtomicU64::new(0),
+        fail_after: options.fail_after_files,
+    };
+    let writer = Writer {
+        root: &staging,
+        counter: &counter,
+    };
+    let result = with_progress(options.progress, &counter, started, || {
+        write_all(data, options, &writer)
+    });
+    let (files, bytes) = match result {
+        Ok(done) => done,
+        Err(err) => {
+            // The published site was never touched; drop the partial staging tree.
+            let _ = std::fs::remove_dir_all(&staging);
+            return Err(err);
+        }
+    };
+    swap_in(&staging, out, &parent, &name)?;
+    Ok(BuildReport {
+        files,
+        bytes,
+        models: match data {
+            SiteData::Data { catalog, .. } => catalog.records.len(),
+            SiteData::Unavailable => 0,
+        },
+        elapsed: started.elapsed(),
+    })
+}
+
+/// Replaces `out` with `staging`: the old tree is moved aside, the new one renamed in, and the
+/// old one removed. Both renames are within one directory, so each is atomic.
+fn swap_in(staging: &Path, out: &Path, parent: &Path, name: &str) -> Result<()> {
+    let retired = parent.join(format!(".{name}.old-{}", std::process::id()));
+    let had_old = out.exists();
+    if had_old {
+        std::fs::rename(out, &retired).map_err(|e| Error::io("cannot move aside", out, e))?;
+    }
+    if let Err(e) = std::fs::rename(staging, out) {
+        if had_old {
+            let _ = std::fs::rename(&retired, out);
+        }
+        let _ = std::fs::remove_dir_all(staging);
+        return Err(Error::io("cannot move into place", out, e));
+    }
+    if had_old {
+        std::fs::remove_dir_all(&retired).map_err(|e| Error::io("cannot remove", &retired, e))?;
+    }
+    Ok(())
+}
+
+fn with_progress<T>(
+    enabled: bool,
+    counter: &Counter,
+    started: Instant,
+    work: impl FnOnce() -> T + Send,
+) -> T
+where
+    T: Send,
+{
+    if !enabled {
+        return work();
+    }
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let mut last = Instant::now();
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(100));
+                if last.elapsed() >= Duration::from_secs(2) {
+                    last = Instant::now();
+                    eprintln!(
+                        "  ... {} files, {:.0} MB written ({:.0} s)",
+                        counter.files.load(Ordering::Relaxed),
+                        counter.bytes.load(Ordering::Relaxed) as f64 / 1e6,
+                        started.elapsed().as_secs_f64()
+                    );
+                }
+            }
+        });
+        let result = work();
+        done.store(true, Ordering::Relaxed);
+        result
+    })
+}
+
+/// Writes every file, then the manifest; returns the file and byte counts.
+fn write_all(
+    data: &SiteData<'_>,
+    options: &BuildOptions,
+    writer: &Writer<'_>,
+) -> Result<(u64, u64)> {
+    let mut entries = Vec::new();
+    let launch_enabled = matches!(data, SiteData::Data { catalog, .. } if catalog.supply_enabled);
+    entries.push(writer.write(
+        "api/v1/about",
+        &contract::about_json(&options.base_url, launch_enabled),
+    )?);
+    entries.push(writer.write(
+        "api/openapi.json",
+        &contract::openapi_json(&options.base_url),
+    )?);
+    for code in ErrorCode::ALL {
+        entries.push(writer.write(&error_file(code), &error_body(code, code.generic_message()))?);
+    }
+    match data {
+        SiteData::Unavailable => {
+            entries.push(writer.write(
+                "_redirects",
+                netlify::unavailable_redirects_file().as_bytes(),
+            )?);
+            entries.push(writer.write(ROUTES, &to_json(&RoutingTable::unavailable()))?);
+        }
+        SiteData::Data { inputs, catalog } => {
+            let rendered = Rendered::new(catalog);
+            entries.push(writer.write("api/export", &inputs.export_bytes)?);
+            let supply = match &inputs.supply_bytes {
+                Some(bytes) => bytes.clone(),
+                None => to_json(&SupplyNotCollected::new()),
+            };
+            entries.push(writer.write("api/supply", &supply)?);
+            entries.extend(write_answers(&rendered, writer)?);
+            entries.push(writer.write(
+                "_redirects",
+                netlify::redirects_file(rendered.ids()).as_bytes(),
+            )?);
+            entries.push(writer.write(ROUTES, &to_json(&RoutingTable::with_data(&rendered)))?);
+        }
+    }
+    entries.push(writer.write("_headers", netlify::headers_file().as_bytes())?);
+    entries.sort_by(|a, b| a.path.cmp(&b.path));
+    let manifest = Manifest {
+        schema_version: "model-demand.manifest.v1".to_string(),
+        files: entries,
+    };
+    let bytes = serde_json::to_vec_pretty(&manifest).expect("plain data always serializes");
+    let path = writer.root.join(MANIFEST);
+    std::fs::write(&path, &bytes).map_err(|e| Error::io("cannot write", &path, e))?;
+    let files = manifest.files.len() as u64 + 1;
+    let total = manifest.files.iter().map(|e| e.bytes).sum::<u64>() + bytes.len() as u64;
+    Ok((files, total))
+}
+
+/// Writes every list page and every exact answer, in parallel, one directory at a time.
+fn write_answers(rendered: &Rendered, writer: &Writer<'_>) -> Result<Vec<ManifestEntry>> {
+    let total = rendered.total();
+    // One task per (sort, order, limit) directory: N + 1 files each, well under Netlify's limit.
+    let groups: Vec<(SortKey, Order, u64)> = SortKey::ALL
+        .iter()
+        .flat_map(|&s| Order::ALL.iter().map(move |&o| (s, o)))
+        .flat_map(|(s, o)| (query::LIMIT_MIN..=query::LIMIT_MAX).map(move |l| (s, o, l)))
+        .collect();
+    assert!(
+        total < MAX_FILES_PER_DIR,
+        "more served models than a directory may hold"
+    );
+    let lists: Vec<Vec<ManifestEntry>> = groups
+        .par_iter()
+        .map(|&(sort, order, limit)| {
+            let mut buffer = Vec::new();
+            (0..=total as u64)
+                .map(|offset| {
+                    let query = ListQuery {
+                        sort,
+                        order,
+                        limit,
+                        offset,
+                    };
+                    buffer.clear();
+                    rendered.list_page(&query, &mut buffer);
+                    writer.write(&list_file(&query), &buffer)
+                })
+                .collect::<Result<Vec<_>>>()
+        })
+        .collect::<Result<_>>()?;
+    let exact: Vec<ManifestEntry> = (0..total)
+        .into_par_iter()
+        .map(|index| {
+            let mut buffer = Vec::new();
+            rendered.exact(index, &mut buffer);
+            writer.write(&model_file(&rendered.ids()[index]), &buffer)
+        })
+        .collect::<Result<_>>()?;
+    Ok(lists.into_iter().flatten().chain(exact).collect())
+}
+
+/// `/api/supply` when no supply feed was given.
+#[derive(Debug, Serialize)]
+struct SupplyNotCollected {
+    schema_version: &'static str,
+    state: &'static str,
+    reason: &'static str,
+    message: &'static str,
+}
+
+impl SupplyNotCollected {
+    fn new() -> SupplyNotCollected {
+        SupplyNotCollected {
+            schema_version: "model-demand.supply-feed.v1",
+            state: "not_collected",
+            reason: crate::records::reason::SUPPLY_NOT_COLLECTED,
+            message: "This build was given no supply feed; supply has not been collected.",
+        }
+    }
+}
+
+/// The routing table (`_api/routes.json`): everything a router needs to answer the models
+/// route from the written files — the preview server and the edge function both read it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct RoutingTable {
+    /// Always `model-demand.routes.v1`.
+    pub schema_version: String,
+    /// False for a site built without accepted data.
+    pub has_data: bool,
+    /// Allowed parameter names.
+    pub parameters: Vec<String>,
+    /// Allowed sort values; the first is the default.
+    pub sorts: Vec<String>,
+    /// Allowed order values.
+    pub orders: Vec<String>,
+    /// Default sort.
+    pub default_sort: String,
+    /// Default order.
+    pub default_order: String,
+    /// Smallest limit.
+    pub limit_min: u64,
+    /// Largest limit.
+    pub limit_max: u64,
+    /// Default limit.
+    pub limit_default: u64,
+    /// Largest offset.
+    pub offset_max: u64,
+    /// Models served (N); list files exist for offsets 0 to N.
+    pub total: u64,
+    /// Path pattern of list files, with `{sort}`, `{order}`, `{limit}`, `{offset}`.
+    pub list_file: String,
+    /// Exact-lookup file of every served model, by ID.
+    pub models: BTreeMap<String, String>,
+    /// Error body files, by error code.
+    pub errors: BTreeMap<String, String>,
+}
+
+impl RoutingTable {
+    fn base(has_data: bool) -> RoutingTable {
+        RoutingTable {
+            schema_version: "model-demand.routes.v1".to_string(),
+            has_data,
+            parameters: query::PARAMETERS.iter().map(|p| p.to_string()).collect(),
+            sorts: SortKey::ALL
+                .iter()
+                .map(|s| s.as_str().to_string())
+                .collect(),
+            orders: Order::ALL.iter().map(|o| o.as_str().to_string()).collect(),
+            default_sort: SortKey::DEFAULT.as_str().to_string(),
+            default_order: Order::DEFAULT.as_str().to_string(),
+            limit_min: query::LIMIT_MIN,
+            limit_max: query::LIMIT_MAX,
+            limit_default: query::LIMIT_DEFAULT,
+            offset_max: query::OFFSET_MAX,
+            total: 0,
+            list_file: format!(
+                "{}/list/{{sort}}/{{order}}/{{limit}}/{{offset}}.json",
+                query::ANSWERS_DIR
+            ),
+            models: BTreeMap::new(),
+            errors: ErrorCode::ALL
+                .iter()
+                .map(|c| (c.as_str().to_string(), error_file(*c)))
+                .collect(),
+        }
+    }
+
+    fn unavailable() -> RoutingTable {
+        RoutingTable::base(false)
+    }
+
+    fn with_data(rendered: &Rendered) -> RoutingTable {
+        RoutingTable {
+            total: rendered.total() as u64,
+            models: rendered
+                .ids()
+                .iter()
+                .map(|id| (id.clone(), model_file(id)))
+                .collect(),
+            ..RoutingTable::base(true)
+        }
+    }
+}
