@@ -1,0 +1,45 @@
+//! Shared helpers of the integration tests: fixture paths, loading and building.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use model_demand::records::Catalog;
+use model_demand::site::{self, BuildOptions, BuildReport, SiteData};
+use model_demand::Inputs;
+
+/// The `--now` the small fixture's expected responses were made at.
+pub const SMALL_NOW: &str = "2026-04-01T12:00:00Z";
+
+/// A path under the crate root.
+pub fn crate_path(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// The accepted inputs of a fixture directory holding export.json and supply.json.
+pub fn load_fixture(dir: &str) -> Inputs {
+    let dir = crate_path(dir);
+    model_demand::load(&dir.join("export.json"), Some(&dir.join("supply.json")))
+        .expect("fixture is accepted")
+}
+
+/// The small fixture's inputs and catalog at [`SMALL_NOW`].
+pub fn small() -> (Inputs, Catalog) {
+    let inputs = load_fixture("tests/fixtures/small");
+    let now = model_demand::parse_now(SMALL_NOW).expect("valid now");
+    let catalog = inputs.catalog(now);
+    (inputs, catalog)
+}
+
+/// Builds the small fixture's site into `out`.
+pub fn build_small(out: &Path) -> BuildReport {
+    let (inputs, catalog) = small();
+    site::build(
+        &SiteData::Data {
+            inputs: &inputs,
+            catalog: &catalog,
+        },
+        &BuildOptions::new(out),
+    )
+    .expect("small site builds")
+}
