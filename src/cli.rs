@@ -25,8 +25,25 @@ pub enum Command {
     /// Write the whole static site: every answer the API allows, the feeds, the contract, the
     /// Netlify rules and a manifest. The site is swapped in only when complete.
     Build(BuildArgs),
+    /// Serve a built site on localhost exactly as the CDN answers it. When DIR holds no site,
+    /// the bundled sample is built into it first.
+    Serve(ServeArgs),
     /// Print the repository's netlify.toml (publish directory, build command, headers).
     NetlifyToml,
+}
+
+/// `serve` arguments.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The built site to serve.
+    #[arg(long, value_name = "DIR", default_value = "out")]
+    pub dir: PathBuf,
+    /// Address to listen on; loopback by default, so nothing is exposed unless asked.
+    #[arg(long, value_name = "ADDR", default_value = crate::serve::DEFAULT_BIND)]
+    pub bind: std::net::SocketAddr,
+    /// Worker threads answering requests.
+    #[arg(long, value_name = "N", default_value_t = crate::serve::DEFAULT_WORKERS)]
+    pub workers: usize,
 }
 
 /// `build` arguments.
@@ -64,6 +81,16 @@ pub struct InputArgs {
 }
 
 impl InputArgs {
+    /// The bundled sample with its supply feed, judged at the clock.
+    pub fn sample() -> InputArgs {
+        InputArgs {
+            export: crate::SAMPLE_EXPORT.into(),
+            supply: crate::SAMPLE_SUPPLY.into(),
+            no_supply: false,
+            now: None,
+        }
+    }
+
     /// The supply path, unless `--no-supply` was given.
     pub fn supply_path(&self) -> Option<&std::path::Path> {
         (!self.no_supply).then_some(self.supply.as_path())

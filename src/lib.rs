@@ -14,6 +14,7 @@ pub mod netlify;
 pub mod query;
 pub mod records;
 pub mod render;
+pub mod serve;
 pub mod site;
 pub mod sources;
 pub mod supply;

@@ -70,6 +70,28 @@ fn run(cli: Cli) -> Result<ExitCode> {
             eprintln!("{}", report.summary(&args.out));
             Ok(ExitCode::SUCCESS)
         }
+        Command::Serve(args) => {
+            if !args.dir.join(site::MANIFEST).exists() {
+                eprintln!(
+                    "{} holds no site: building the bundled sample first",
+                    args.dir.display()
+                );
+                let (inputs, now) = load(&InputArgs::sample())?;
+                let catalog = inputs.catalog(now);
+                let options = BuildOptions {
+                    progress: true,
+                    ..BuildOptions::new(&args.dir)
+                };
+                let data = SiteData::Data {
+                    inputs: &inputs,
+                    catalog: &catalog,
+                };
+                let report = site::build(&data, &options)?;
+                eprintln!("{}", report.summary(&args.dir));
+            }
+            model_demand::serve::serve(&args.dir, args.bind, args.workers)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::NetlifyToml => {
             print!("{}", model_demand::netlify::netlify_toml());
             Ok(ExitCode::SUCCESS)

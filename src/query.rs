@@ -239,12 +239,21 @@ fn quoted(text: &str) -> String {
 
 /// Percent-decodes a query component as UTF-8, with `+` meaning space.
 pub fn percent_decode(text: &str) -> Result<String, &'static str> {
+    decode(text, true)
+}
+
+/// Percent-decodes a URL path as UTF-8 (`+` stays `+`).
+pub fn percent_decode_path(text: &str) -> Result<String, &'static str> {
+    decode(text, false)
+}
+
+fn decode(text: &str, plus_is_space: bool) -> Result<String, &'static str> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
-            b'+' => out.push(b' '),
+            b'+' if plus_is_space => out.push(b' '),
             b'%' => {
                 let hex = |b: u8| (b as char).to_digit(16);
                 let high = bytes.get(i + 1).copied().and_then(hex);

@@ -194,20 +194,62 @@ impl Rendered {
         records: &[usize],
         out: &mut Vec<u8>,
     ) {
-        out.extend_from_slice(&self.head_prefix);
-        out.extend_from_slice(b",\"query\":");
-        serde_json::to_writer(&mut *out, echo).expect("plain data always serializes");
-        out.extend_from_slice(b",\"pagination\":");
-        serde_json::to_writer(&mut *out, pagination).expect("plain data always serializes");
-        out.extend_from_slice(b",\"models\":[");
-        for (i, &index) in records.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            out.extend_from_slice(&self.fragments[index]);
-        }
-        out.extend_from_slice(b"]}");
+        let fragments = records.iter().map(|&i| self.fragments[i].as_slice());
+        assemble_page(&self.head_prefix, echo, pagination, fragments, out);
     }
+}
+
+/// Where the `query` member starts in a rendered list page: everything before it is the head
+/// prefix shared by every page of a build.
+pub const QUERY_MARKER: &[u8] = b",\"query\":{\"mode\":\"list\"";
+
+/// Appends a model response: the head prefix, the query echo, the pagination and the records.
+/// The one place the body layout is written, for pages rendered at build time and pages the
+/// preview server assembles past the end of the list.
+pub fn assemble_page<'a>(
+    head_prefix: &[u8],
+    echo: &QueryEcho<'_>,
+    pagination: &Pagination,
+    fragments: impl Iterator<Item = &'a [u8]>,
+    out: &mut Vec<u8>,
+) {
+    out.extend_from_slice(head_prefix);
+    out.extend_from_slice(b",\"query\":");
+    serde_json::to_writer(&mut *out, echo).expect("plain data always serializes");
+    out.extend_from_slice(b",\"pagination\":");
+    serde_json::to_writer(&mut *out, pagination).expect("plain data always serializes");
+    out.extend_from_slice(b",\"models\":[");
+    for (i, fragment) in fragments.enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(fragment);
+    }
+    out.extend_from_slice(b"]}");
+}
+
+/// The 404 answer of an exact lookup whose ID is not served.
+pub fn model_not_found(model_id: &str) -> Response {
+    let shown: String = model_id.chars().take(200).collect();
+    Response::error(
+        ErrorCode::ModelNotFound,
+        &format!(
+            "no model with ID {shown:?} is served by the accepted export (the window's top-50 models); list them with /api/v1/models"
+        ),
+    )
+}
+
+/// The 400 answer of a query the rules refuse.
+pub fn invalid_query(error: &query::QueryError) -> Response {
+    Response::error(ErrorCode::InvalidQuery, &error.0)
+}
+
+/// The 503 answer of a site without accepted data.
+pub fn data_unavailable() -> Response {
+    Response::error(
+        ErrorCode::DataUnavailable,
+        ErrorCode::DataUnavailable.generic_message(),
+    )
 }
 
 /// Answers the models route from memory, with or without accepted data.
@@ -228,13 +270,10 @@ impl Api {
     /// Answers `GET /api/v1/models?{raw_query}`.
     pub fn answer(&self, raw_query: &str) -> Response {
         let Api::Data(rendered) = self else {
-            return Response::error(
-                ErrorCode::DataUnavailable,
-                ErrorCode::DataUnavailable.generic_message(),
-            );
+            return data_unavailable();
         };
         match query::parse(raw_query) {
-            Err(query::QueryError(message)) => Response::error(ErrorCode::InvalidQuery, &message),
+            Err(error) => invalid_query(&error),
             Ok(request) => answer_request(rendered, &request),
         }
     }
@@ -247,15 +286,7 @@ pub fn answer_request(rendered: &Rendered, request: &Request) -> Response {
         Request::List(query) => rendered.list_page(query, &mut body),
         Request::Exact(model_id) => match rendered.find(model_id) {
             Some(index) => rendered.exact(index, &mut body),
-            None => {
-                let shown: String = model_id.chars().take(200).collect();
-                return Response::error(
-                    ErrorCode::ModelNotFound,
-                    &format!(
-                        "no model with ID {shown:?} is served by the accepted export (the window's top-50 models); list them with /api/v1/models"
-                    ),
-                );
-            }
+            None => return model_not_found(model_id),
         },
     }
     Response { status: 200, body }
