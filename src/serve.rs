@@ -39,6 +39,45 @@ struct SiteFile {
 pub struct Site {
     files: BTreeMap<String, SiteFile>,
     routes: RoutingTable,
+    cache: BodyCache,
+}
+
+/// Bytes of file bodies kept in memory; the busiest pages are small and read again and again.
+pub const CACHE_BYTES: u64 = 128 * 1024 * 1024;
+
+/// A bounded, fill-once cache of file bodies: files are immutable while served, so an entry
+/// never goes stale; once the budget is spent, further files are read from disk each time.
+#[derive(Debug, Default)]
+struct BodyCache {
+    entries: std::sync::RwLock<std::collections::HashMap<String, Arc<[u8]>>>,
+    used: std::sync::atomic::AtomicU64,
+}
+
+impl BodyCache {
+    fn get_or_read(&self, key: &str, path: &Path) -> std::io::Result<Arc<[u8]>> {
+        if let Some(hit) = self
+            .entries
+            .read()
+            .ok()
+            .and_then(|map| map.get(key).cloned())
+        {
+            return Ok(hit);
+        }
+        let bytes: Arc<[u8]> = std::fs::read(path)?.into();
+        let size = bytes.len() as u64;
+        let used = self
+            .used
+            .fetch_add(size, std::sync::atomic::Ordering::Relaxed);
+        if used + size <= CACHE_BYTES {
+            if let Ok(mut map) = self.entries.write() {
+                map.insert(key.to_string(), Arc::clone(&bytes));
+            }
+        } else {
+            self.used
+                .fetch_sub(size, std::sync::atomic::Ordering::Relaxed);
+        }
+        Ok(bytes)
+    }
 }
 
 /// A response body.
@@ -101,7 +140,11 @@ impl Site {
                 etag: format!("\"{}\"", sha256_hex(&manifest_bytes)),
             },
         );
-        Ok(Site { files, routes })
+        Ok(Site {
+            files,
+            routes,
+            cache: BodyCache::default(),
+        })
     }
 
     /// The routing table.
@@ -111,10 +154,15 @@ impl Site {
 
     /// Reads a body.
     pub fn read_body(&self, body: &Body) -> std::io::Result<Vec<u8>> {
+        self.body_bytes(body).map(|bytes| bytes.to_vec())
+    }
+
+    /// The bytes of a body, from the cache where possible.
+    fn body_bytes(&self, body: &Body) -> std::io::Result<Arc<[u8]>> {
         match body {
-            Body::Bytes(bytes) => Ok(bytes.clone()),
+            Body::Bytes(bytes) => Ok(bytes.as_slice().into()),
             Body::File(key) => match self.files.get(key) {
-                Some(file) => std::fs::read(&file.path),
+                Some(file) => self.cache.get_or_read(key, &file.path),
                 None => Err(std::io::Error::other("file not in manifest")),
             },
         }
@@ -405,6 +453,9 @@ fn listen(bind: SocketAddr, timeout: Duration) -> Result<std::net::TcpListener> 
     socket.set_reuse_address(true).map_err(io)?;
     socket.set_read_timeout(Some(timeout)).map_err(io)?;
     socket.set_write_timeout(Some(timeout)).map_err(io)?;
+    // tiny_http writes the head and the body separately; without TCP_NODELAY (also inherited)
+    // Nagle and delayed ACKs add ~40 ms to every keep-alive response.
+    socket.set_nodelay(true).map_err(io)?;
     socket.bind(&bind.into()).map_err(io)?;
     socket.listen(1024).map_err(io)?;
     Ok(socket.into())
@@ -420,13 +471,13 @@ fn handle(site: &Site, request: tiny_http::Request) {
         .map(|h| h.value.as_str().to_string());
     let (answer, body) = answer_safely(|| {
         let answer = site.resolve(&method, request.url(), if_none_match.as_deref());
-        let body = site.read_body(&answer.body);
+        let body = site.body_bytes(&answer.body);
         (answer, body)
     });
     let mut response = tiny_http::Response::new(
         tiny_http::StatusCode(answer.status),
         Vec::new(),
-        std::io::Cursor::new(body),
+        std::io::Cursor::new(SharedBytes(body)),
         Some(usize::try_from(answer.length).unwrap_or(usize::MAX)),
         None,
     );
@@ -440,13 +491,24 @@ fn handle(site: &Site, request: tiny_http::Request) {
 }
 
 /// Runs the router; a panic or an unreadable file becomes a 500 instead of a dead worker.
-fn answer_safely(work: impl FnOnce() -> (Answer, std::io::Result<Vec<u8>>)) -> (Answer, Vec<u8>) {
+fn answer_safely(
+    work: impl FnOnce() -> (Answer, std::io::Result<Arc<[u8]>>),
+) -> (Answer, Arc<[u8]>) {
     match catch_unwind(AssertUnwindSafe(work)) {
         Ok((answer, Ok(body))) => (answer, body),
         _ => {
             let body = error_body(ErrorCode::Internal, ErrorCode::Internal.generic_message());
-            (json_bytes(500, body.clone()), body)
+            (json_bytes(500, body.clone()), body.into())
         }
+    }
+}
+
+/// Shared body bytes as a reader for tiny_http.
+struct SharedBytes(Arc<[u8]>);
+
+impl AsRef<[u8]> for SharedBytes {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
     }
 }
 
