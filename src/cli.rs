@@ -58,6 +58,10 @@ pub struct BuildArgs {
     /// Public base address of the site, used in the contract's links.
     #[arg(long, value_name = "URL", default_value = crate::site::DEFAULT_BASE_URL)]
     pub base_url: String,
+    /// A separate documentation host for the contract's documentation link (the site's own
+    /// /docs/ address keeps working and redirects there).
+    #[arg(long, value_name = "URL")]
+    pub docs_url: Option<String>,
     /// Build the no-data site: contract and OpenAPI served, the model route and feeds answer 503.
     #[arg(long)]
     pub unavailable: bool,

@@ -9,6 +9,7 @@ pub mod contract;
 pub mod decimal;
 pub mod error;
 pub mod export;
+pub mod fields;
 pub mod json;
 pub mod netlify;
 pub mod query;

@@ -50,6 +50,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Build(args) => {
             let options = BuildOptions {
                 base_url: args.base_url.clone(),
+                docs_url: args.docs_url.clone(),
                 progress: true,
                 ..BuildOptions::new(&args.out)
             };

@@ -47,6 +47,8 @@ pub struct BuildOptions {
     pub out: PathBuf,
     /// The public base address used in links.
     pub base_url: String,
+    /// A separate documentation host the contract links to, instead of the site's `/docs/`.
+    pub docs_url: Option<String>,
     /// Print progress on stderr when the build runs long.
     pub progress: bool,
     /// Testing aid: fail with an I/O error after this many files, to prove a failed build
@@ -61,6 +63,7 @@ impl BuildOptions {
         BuildOptions {
             out: out.into(),
             base_url: DEFAULT_BASE_URL.to_string(),
+            docs_url: None,
             progress: false,
             fail_after_files: None,
         }
@@ -279,7 +282,11 @@ fn write_all(
     let launch_enabled = matches!(data, SiteData::Data { catalog, .. } if catalog.supply_enabled);
     entries.push(writer.write(
         "api/v1/about",
-        &contract::about_json(&options.base_url, launch_enabled),
+        &contract::about_json(
+            &options.base_url,
+            options.docs_url.as_deref(),
+            launch_enabled,
+        ),
     )?);
     entries.push(writer.write(
         "api/openapi.json",

@@ -1,0 +1,211 @@
+//! The contract: the about document covers every field the responses carry (and nothing they
+//! lack), and every body a built site serves validates against the generated OpenAPI document.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+use model_demand::contract;
+use model_demand::query::percent_encode;
+use model_demand::render::Api;
+use serde_json::Value;
+
+/// Paths of a JSON value in field-table form (`models[].facts.x.value`).
+fn paths(value: &Value, prefix: &str, out: &mut BTreeSet<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, member) in map {
+                let path = if prefix.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{prefix}.{key}")
+                };
+                out.insert(path.clone());
+                paths(member, &path, out);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                let path = format!("{prefix}[]");
+                out.insert(path.clone());
+                paths(item, &path, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn served_paths(dir: &str, now: &str) -> BTreeSet<String> {
+    let inputs = common::load_fixture(dir);
+    let catalog = inputs.catalog(model_demand::parse_now(now).expect("now"));
+    let api = Api::new(&catalog);
+    let mut out = BTreeSet::new();
+    let mut queries = vec!["limit=100".to_string()];
+    queries.extend(
+        catalog
+            .records
+            .iter()
+            .map(|r| format!("model_id={}", percent_encode(&r.model_id))),
+    );
+    for q in queries {
+        let body: Value = serde_json::from_slice(&api.answer(&q).body).expect("json");
+        paths(&body, "", &mut out);
+    }
+    out
+}
+
+#[test]
+fn field_definitions_cover_exactly_the_fields_responses_carry() {
+    let about = contract::about("https://example.test", None, true);
+    let defined: BTreeSet<String> = about["field_definitions"]
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|f| f["path"].as_str().expect("path").to_string())
+        .collect();
+    let mut served = served_paths("tests/fixtures/small", common::SMALL_NOW);
+    served.extend(served_paths("tests/fixtures/edge", "2026-10-05T12:00:00Z"));
+    let undefined: Vec<_> = served.difference(&defined).collect();
+    assert!(
+        undefined.is_empty(),
+        "served but not defined: {undefined:?}"
+    );
+    let never_served: Vec<_> = defined.difference(&served).collect();
+    assert!(
+        never_served.is_empty(),
+        "defined but never served: {never_served:?}"
+    );
+}
+
+#[test]
+fn about_follows_spec_2_7() {
+    let about = contract::about(
+        "https://example.test/",
+        Some("https://docs.example.test/"),
+        false,
+    );
+    let keys: BTreeSet<&str> = about
+        .as_object()
+        .expect("object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let expected: BTreeSet<&str> = [
+        "schema_version",
+        "api_schema_version",
+        "documentation_version",
+        "routes",
+        "query_parameters",
+        "field_definitions",
+        "availability_states",
+        "sources",
+        "supply",
+        "links",
+        "agent_instructions",
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(keys, expected);
+    assert_eq!(
+        about["links"]["documentation"],
+        "https://docs.example.test/"
+    );
+    assert_eq!(
+        about["links"]["full_export"],
+        "https://example.test/api/export"
+    );
+    let version = about["documentation_version"].as_str().expect("string");
+    assert!(
+        model_demand::validate::parse_date(version).is_some(),
+        "{version}"
+    );
+    let states: Vec<&str> = about["availability_states"]
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|s| s["state"].as_str().expect("state"))
+        .collect();
+    assert_eq!(
+        states,
+        [
+            "available",
+            "unavailable",
+            "not_publicly_cleared",
+            "not_available",
+            "not_found_under_policy"
+        ]
+    );
+    assert_eq!(about["sources"][0]["license"], "CC BY 4.0");
+    assert_eq!(about["sources"][1]["license"], Value::Null);
+    assert_eq!(about["supply"]["states"].as_array().map(Vec::len), Some(5));
+    let instructions = about["agent_instructions"].as_array().expect("array");
+    let all = instructions
+        .iter()
+        .filter_map(Value::as_str)
+        .collect::<Vec<_>>()
+        .join(" ");
+    for must in [
+        "contract",
+        "separate",
+        "unknown",
+        "generated_at",
+        "evaluation_cutoff",
+        "freshness",
+        "export",
+        "underserved",
+    ] {
+        assert!(all.contains(must), "agent instructions miss {must:?}");
+    }
+    // The launch state follows the build.
+    assert_eq!(
+        contract::about("https://x.test", None, true)["supply"]["launch_state"],
+        "enabled"
+    );
+}
+
+fn run_validator(site: &Path) -> std::process::Output {
+    let script = common::crate_path("tests/contract/validate.py");
+    let output = Command::new("python3")
+        .arg(script)
+        .arg(site)
+        .output()
+        .expect("python3 runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !stderr.contains("ModuleNotFoundError"),
+        "the contract validator needs `pip install -r tests/requirements.txt`: {stderr}"
+    );
+    output
+}
+
+#[test]
+fn every_body_of_a_built_site_validates_against_the_openapi_document() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let site = dir.path().join("out");
+    common::build_small(&site);
+    let output = run_validator(&site);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains(" passed, 0 failed"), "{stdout}");
+
+    // The validator is strict: one wrong unit in one page makes it fail.
+    let page = site.join("_api/models/list/latest_rank/asc/3/1.json");
+    let body = std::fs::read_to_string(&page).expect("page");
+    std::fs::write(
+        &page,
+        body.replacen("\"unit\":\"fraction\"", "\"unit\":\"percent\"", 1),
+    )
+    .expect("write");
+    let output = run_validator(&site);
+    assert!(
+        !output.status.success(),
+        "a wrong unit must fail validation"
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).contains("latest_rank/asc/3/1.json"));
+}
