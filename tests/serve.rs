@@ -413,3 +413,18 @@ fn head_gets_headers_without_a_body() {
     assert!(head.contains("ETag: \""));
     assert!(body.is_empty(), "HEAD carried a body");
 }
+
+#[test]
+fn an_idle_server_keeps_accepting_past_its_timeout() {
+    // The listener's read timeout (2 s here) also bounds accept(); tiny_http gives up on the
+    // first accept error, so the server must keep its accept loop alive while idle.
+    let f = fixture();
+    let mut stream = TcpStream::connect(f.addr).expect("connects");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(2)))
+        .expect("timeout");
+    drop(stream);
+    std::thread::sleep(Duration::from_secs(5));
+    let (status, _) = get("/api/v1/about");
+    assert_eq!(status, Some(200));
+}
