@@ -419,7 +419,7 @@ fn an_idle_server_keeps_accepting_past_its_timeout() {
     // The listener's read timeout (2 s here) also bounds accept(); tiny_http gives up on the
     // first accept error, so the server must keep its accept loop alive while idle.
     let f = fixture();
-    let mut stream = TcpStream::connect(f.addr).expect("connects");
+    let stream = TcpStream::connect(f.addr).expect("connects");
     stream
         .set_read_timeout(Some(Duration::from_secs(2)))
         .expect("timeout");
