@@ -1,0 +1,745 @@
+//! The gate: one test per validation rule of DESIGN §2–3, each on its own small fixture (the
+//! small example with one mutation), asserting the exact JSON path and the message.
+
+mod common;
+
+use std::path::Path;
+
+use model_demand::error::{Error, Problem};
+use model_demand::json;
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+fn base(which: &str) -> Value {
+    let path = common::crate_path(&format!("tests/fixtures/small/{which}.json"));
+    serde_json::from_slice(&std::fs::read(path).expect("fixture")).expect("fixture JSON")
+}
+
+fn problems_of(which: &str, text: &str) -> Vec<Problem> {
+    let raw = json::parse(text.as_bytes(), Path::new("fixture.json")).expect("JSON");
+    let result = match which {
+        "export" => model_demand::export::validate(&raw).map(|_| ()),
+        _ => model_demand::supply::validate(&raw).map(|_| ()),
+    };
+    result.err().unwrap_or_default()
+}
+
+/// Applies `mutate` to the small `which` fixture and asserts a problem at `path` whose message
+/// contains `fragment`.
+fn refused(which: &str, mutate: impl FnOnce(&mut Value), path: &str, fragment: &str) {
+    let mut value = base(which);
+    mutate(&mut value);
+    let problems = problems_of(which, &value.to_string());
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.path == path && p.message.contains(fragment)),
+        "expected {path}: …{fragment}…, got {problems:#?}"
+    );
+}
+
+macro_rules! rule {
+    ($name:ident, $which:literal, |$v:ident| $mutate:expr, $path:literal, $fragment:literal) => {
+        #[test]
+        fn $name() {
+            refused(
+                $which,
+                |$v: &mut Value| {
+                    $mutate;
+                },
+                $path,
+                $fragment,
+            );
+        }
+    };
+}
+
+// Export: the document and its header.
+rule!(
+    unknown_top_level_member,
+    "export",
+    |v| v["extra"] = json!(1),
+    "$.extra",
+    "unknown member"
+);
+rule!(
+    missing_member,
+    "export",
+    |v| v.as_object_mut().map(|o| o.remove("models")),
+    "$.models",
+    "required member is missing"
+);
+rule!(
+    schema_version_constant,
+    "export",
+    |v| v["export_schema_version"] = json!("model-demand.export.v2"),
+    "$.export_schema_version",
+    "must be \"model-demand.export.v1\""
+);
+rule!(
+    timestamp_needs_z,
+    "export",
+    |v| v["generated_at"] = json!("2026-04-01T03:00:00+00:00"),
+    "$.generated_at",
+    "YYYY-MM-DDTHH:MM:SSZ"
+);
+rule!(
+    timestamp_no_fraction,
+    "export",
+    |v| v["generated_at"] = json!("2026-04-01T03:00:00.5Z"),
+    "$.generated_at",
+    "YYYY-MM-DDTHH:MM:SSZ"
+);
+rule!(
+    timestamp_real_instant,
+    "export",
+    |v| v["evaluation_cutoff"] = json!("2026-02-30T00:00:00Z"),
+    "$.evaluation_cutoff",
+    "YYYY-MM-DDTHH:MM:SSZ"
+);
+rule!(
+    fresh_until_form,
+    "export",
+    |v| v["fresh_until"] = json!(5),
+    "$.fresh_until",
+    "must be a string"
+);
+rule!(
+    generated_not_before_cutoff,
+    "export",
+    |v| v["generated_at"] = json!("2026-03-31T23:00:00Z"),
+    "$.generated_at",
+    "must not be before evaluation_cutoff"
+);
+rule!(
+    demand_source_name,
+    "export",
+    |v| v["demand_source"]["name"] = json!("OpenRuter"),
+    "$.demand_source.name",
+    "must be \"OpenRouter\""
+);
+rule!(
+    demand_source_url,
+    "export",
+    |v| v["demand_source"]["url"] = json!("https://example.com"),
+    "$.demand_source.url",
+    "must be \"https://openrouter.ai/rankings\""
+);
+rule!(
+    demand_source_terms,
+    "export",
+    |v| v["demand_source"]["terms_url"] = json!("https://openrouter.ai/tos"),
+    "$.demand_source.terms_url",
+    "must be \"https://openrouter.ai/terms\""
+);
+rule!(
+    demand_source_license,
+    "export",
+    |v| v["demand_source"]["license"] = json!("MIT"),
+    "$.demand_source.license",
+    "must be \"CC BY 4.0\""
+);
+rule!(
+    demand_source_unknown_member,
+    "export",
+    |v| v["demand_source"]["x"] = json!(null),
+    "$.demand_source.x",
+    "unknown member"
+);
+rule!(
+    demand_source_checked_at,
+    "export",
+    |v| v["demand_source"]["checked_at"] = json!("yesterday"),
+    "$.demand_source.checked_at",
+    "UTC timestamp"
+);
+rule!(
+    attribution_non_empty,
+    "export",
+    |v| v["demand_source"]["attribution"] = json!(""),
+    "$.demand_source.attribution",
+    "non-empty"
+);
+
+// Export: days and rows.
+rule!(
+    date_real,
+    "export",
+    |v| v["days"][3]["date"] = json!("2026-02-31"),
+    "$.days[3].date",
+    "calendar date"
+);
+rule!(
+    date_form,
+    "export",
+    |v| v["days"][3]["date"] = json!("2026-2-28"),
+    "$.days[3].date",
+    "calendar date"
+);
+rule!(
+    date_unique,
+    "export",
+    |v| v["days"][4]["date"] = v["days"][3]["date"].clone(),
+    "$.days[4].date",
+    "duplicate date"
+);
+rule!(
+    date_not_after_window_end,
+    "export",
+    |v| v["days"][0]["date"] = json!("2026-04-01"),
+    "$.days[0].date",
+    "must not be later than the window end 2026-03-31"
+);
+rule!(
+    day_unknown_member,
+    "export",
+    |v| v["days"][2]["note"] = json!("x"),
+    "$.days[2].note",
+    "unknown member"
+);
+rule!(
+    other_tokens_canonical,
+    "export",
+    |v| v["days"][2]["other_tokens"] = json!("0100"),
+    "$.days[2].other_tokens",
+    "no sign or leading zeros"
+);
+rule!(
+    other_tokens_bound,
+    "export",
+    |v| v["days"][2]["other_tokens"] = json!("100000000000000001"),
+    "$.days[2].other_tokens",
+    "at most 100000000000000000"
+);
+rule!(
+    other_tokens_is_string,
+    "export",
+    |v| v["days"][2]["other_tokens"] = json!(5),
+    "$.days[2].other_tokens",
+    "non-negative integer string"
+);
+rule!(
+    total_tokens_positive,
+    "export",
+    |v| v["days"][12]["rows"][3]["total_tokens"] = json!("-5"),
+    "$.days[12].rows[3].total_tokens",
+    "got \"-5\""
+);
+rule!(
+    total_tokens_not_zero,
+    "export",
+    |v| v["days"][12]["rows"][3]["total_tokens"] = json!("0"),
+    "$.days[12].rows[3].total_tokens",
+    "positive integer string"
+);
+rule!(
+    total_tokens_bound,
+    "export",
+    |v| v["days"][12]["rows"][3]["total_tokens"] = json!("1000000000000001"),
+    "$.days[12].rows[3].total_tokens",
+    "at most 1000000000000000"
+);
+rule!(
+    row_unknown_member,
+    "export",
+    |v| v["days"][1]["rows"][0]["rank"] = json!(1),
+    "$.days[1].rows[0].rank",
+    "unknown member"
+);
+rule!(
+    row_model_id_pattern,
+    "export",
+    |v| v["days"][1]["rows"][0]["model_id"] = json!("Acme/Alpha"),
+    "$.days[1].rows[0].model_id",
+    "must match ^[a-z0-9][a-z0-9._:/-]*$"
+);
+rule!(
+    row_model_id_length,
+    "export",
+    |v| v["days"][1]["rows"][0]["model_id"] = json!("a".repeat(201)),
+    "$.days[1].rows[0].model_id",
+    "at most 200 characters"
+);
+rule!(
+    row_model_unique_within_day,
+    "export",
+    |v| v["days"][1]["rows"][1]["model_id"] = v["days"][1]["rows"][0]["model_id"].clone(),
+    "$.days[1].rows[1].model_id",
+    "duplicate model"
+);
+rule!(
+    at_most_fifty_rows,
+    "export",
+    |v| {
+        let rows: Vec<Value> = (0..51)
+            .map(|i| json!({"model_id": format!("m/{i}"), "total_tokens": "1"}))
+            .collect();
+        v["days"][0]["rows"] = Value::Array(rows);
+    },
+    "$.days[0].rows",
+    "at most 50 rows"
+);
+rule!(
+    window_models_need_entries,
+    "export",
+    |v| {
+        let last = v["days"].as_array().map_or(0, Vec::len) - 1;
+        v["days"][last]["rows"][0]["model_id"] = json!("ghost/model");
+    },
+    "$.days[34].rows[0].model_id",
+    "no entry in $.models"
+);
+
+// Export: models and facts.
+rule!(
+    model_id_unique,
+    "export",
+    |v| v["models"][1]["model_id"] = v["models"][0]["model_id"].clone(),
+    "$.models[1].model_id",
+    "duplicate model"
+);
+rule!(
+    release_id_pattern,
+    "export",
+    |v| v["models"][0]["model_release_id"] = json!("/x"),
+    "$.models[0].model_release_id",
+    "must match"
+);
+rule!(
+    facts_have_twelve_members,
+    "export",
+    |v| v["models"][0]["facts"]
+        .as_object_mut()
+        .map(|o| o.remove("recurrent_state_bytes")),
+    "$.models[0].facts.recurrent_state_bytes",
+    "required member is missing"
+);
+rule!(
+    facts_unknown_member,
+    "export",
+    |v| v["models"][0]["facts"]["context_window"] =
+        v["models"][0]["facts"]["total_parameters"].clone(),
+    "$.models[0].facts.context_window",
+    "unknown member"
+);
+rule!(
+    fact_state_enum,
+    "export",
+    |v| v["models"][0]["facts"]["total_parameters"]["state"] = json!("missing"),
+    "$.models[0].facts.total_parameters.state",
+    "must be one of available, unavailable"
+);
+rule!(
+    available_needs_value,
+    "export",
+    |v| v["models"][0]["facts"]["architecture_type"]["value"] = json!(null),
+    "$.models[0].facts.architecture_type.value",
+    "must be a string"
+);
+rule!(
+    available_reason_null,
+    "export",
+    |v| v["models"][0]["facts"]["architecture_type"]["reason"] = json!("x"),
+    "$.models[0].facts.architecture_type.reason",
+    "must be null when state is available"
+);
+rule!(
+    available_source_https,
+    "export",
+    |v| v["models"][0]["facts"]["architecture_type"]["source_url"] =
+        json!("http://huggingface.co/x"),
+    "$.models[0].facts.architecture_type.source_url",
+    "absolute https URL"
+);
+rule!(
+    unavailable_value_null,
+    "export",
+    |v| {
+        let f = &mut v["models"][0]["facts"]["recurrent_state_bytes"];
+        f["state"] = json!("not_available");
+        f["reason"] = json!("evidence_missing");
+        f["source_url"] = json!(null);
+    },
+    "$.models[0].facts.recurrent_state_bytes.value",
+    "must be null when state is not_available"
+);
+rule!(
+    unavailable_source_null,
+    "export",
+    |v| {
+        let f = &mut v["models"][0]["facts"]["recurrent_state_bytes"];
+        f["state"] = json!("not_available");
+        f["reason"] = json!("evidence_missing");
+        f["value"] = json!(null);
+    },
+    "$.models[0].facts.recurrent_state_bytes.source_url",
+    "must be null when state is not_available"
+);
+rule!(
+    unavailable_reason_code,
+    "export",
+    |v| {
+        let f = &mut v["models"][0]["facts"]["recurrent_state_bytes"];
+        *f = json!({"value": null, "state": "unavailable", "reason": "Evidence Missing", "source_url": null});
+    },
+    "$.models[0].facts.recurrent_state_bytes.reason",
+    "reason code matching ^[a-z][a-z0-9_]*$"
+);
+rule!(
+    integer_fact_form,
+    "export",
+    |v| v["models"][0]["facts"]["calculation_sequence_length"]["value"] = json!("131072.0"),
+    "$.models[0].facts.calculation_sequence_length.value",
+    "positive integer string"
+);
+rule!(
+    integer_fact_bound,
+    "export",
+    |v| v["models"][0]["facts"]["calculation_sequence_length"]["value"] =
+        json!("9223372036854775808"),
+    "$.models[0].facts.calculation_sequence_length.value",
+    "at most 9223372036854775807"
+);
+rule!(
+    zero_only_where_allowed,
+    "export",
+    |v| v["models"][0]["facts"]["smallest_quant_bit_width"]["value"] = json!("0"),
+    "$.models[0].facts.smallest_quant_bit_width.value",
+    "positive integer string"
+);
+rule!(
+    name_fact_token,
+    "export",
+    |v| v["models"][0]["facts"]["smallest_quant_format"]["value"] = json!("FP8"),
+    "$.models[0].facts.smallest_quant_format.value",
+    "must match ^[a-z0-9][a-z0-9_.-]*$"
+);
+rule!(
+    active_not_above_total,
+    "export",
+    |v| v["models"][0]["facts"]["active_parameters"]["value"] = json!("70553706497"),
+    "$.models[0].facts.active_parameters",
+    "must not exceed total_parameters"
+);
+rule!(
+    bf16_is_twice_total,
+    "export",
+    |v| v["models"][0]["facts"]["bf16_weights_bytes"]["value"] = json!("141107412990"),
+    "$.models[0].facts.bf16_weights_bytes",
+    "must equal 2 × total_parameters"
+);
+rule!(
+    full_sequence_covers_per_token,
+    "export",
+    |v| v["models"][0]["facts"]["full_sequence_attention_bytes"]["value"] = json!("42949672959"),
+    "$.models[0].facts.full_sequence_attention_bytes",
+    "must be at least attention_bytes_per_token × calculation_sequence_length"
+);
+rule!(
+    quant_facts_all_or_none,
+    "export",
+    |v| {
+        let f = &mut v["models"][0]["facts"]["smallest_quant_bit_width"];
+        *f = json!({"value": null, "state": "not_found_under_policy", "reason": "not_found_under_policy", "source_url": null});
+    },
+    "$.models[0].facts",
+    "must be all available or none available"
+);
+
+// Supply.
+rule!(
+    supply_unknown_member,
+    "supply",
+    |v| v["x"] = json!(1),
+    "$.x",
+    "unknown member"
+);
+rule!(
+    supply_schema_version,
+    "supply",
+    |v| v["supply_schema_version"] = json!("v1"),
+    "$.supply_schema_version",
+    "must be \"model-demand.supply.v1\""
+);
+rule!(
+    collection_status_enum,
+    "supply",
+    |v| v["collections"][0]["status"] = json!("partial"),
+    "$.collections[0].status",
+    "must be one of complete, failed"
+);
+rule!(
+    failed_collection_has_no_routes,
+    "supply",
+    |v| v["collections"][0]["status"] = json!("failed"),
+    "$.collections[0].routes",
+    "must be empty for a failed collection"
+);
+rule!(
+    finished_not_before_started,
+    "supply",
+    |v| v["collections"][0]["finished_at"] = json!("2026-03-24T00:00:00Z"),
+    "$.collections[0].finished_at",
+    "must not be before started_at"
+);
+rule!(
+    finished_at_unique,
+    "supply",
+    |v| v["collections"][1]["finished_at"] = v["collections"][0]["finished_at"].clone(),
+    "$.collections[1].finished_at",
+    "duplicate finished_at"
+);
+rule!(
+    route_id_unique,
+    "supply",
+    |v| v["collections"][0]["routes"][1]["route_id"] =
+        v["collections"][0]["routes"][0]["route_id"].clone(),
+    "$.collections[0].routes[1].route_id",
+    "duplicate route"
+);
+rule!(
+    route_type_enum,
+    "supply",
+    |v| v["collections"][0]["routes"][0]["route_type"] = json!("premium"),
+    "$.collections[0].routes[0].route_type",
+    "must be one of paid, free, batch, thinking"
+);
+rule!(
+    route_unknown_member,
+    "supply",
+    |v| v["collections"][0]["routes"][0]["x"] = json!(1),
+    "$.collections[0].routes[0].x",
+    "unknown member"
+);
+rule!(
+    endpoint_unknown_member,
+    "supply",
+    |v| v["collections"][0]["routes"][0]["endpoints"][0]["x"] = json!(1),
+    "$.collections[0].routes[0].endpoints[0].x",
+    "unknown member"
+);
+rule!(
+    provider_non_empty,
+    "supply",
+    |v| v["collections"][0]["routes"][0]["endpoints"][0]["provider"] = json!(""),
+    "$.collections[0].routes[0].endpoints[0].provider",
+    "non-empty"
+);
+rule!(
+    decimal_no_sign,
+    "supply",
+    |v| v["collections"][0]["routes"][0]["endpoints"][0]["latency_ms"] = json!("-1"),
+    "$.collections[0].routes[0].endpoints[0].latency_ms",
+    "non-negative decimal string"
+);
+rule!(
+    decimal_no_exponent,
+    "supply",
+    |v| v["collections"][0]["routes"][0]["endpoints"][0]["latency_ms"] = json!("1e3"),
+    "$.collections[0].routes[0].endpoints[0].latency_ms",
+    "non-negative decimal string"
+);
+rule!(
+    decimal_no_leading_zero,
+    "supply",
+    |v| v["collections"][0]["routes"][0]["endpoints"][0]["input_price_per_million"] =
+        json!("00.23"),
+    "$.collections[0].routes[0].endpoints[0].input_price_per_million",
+    "non-negative decimal string"
+);
+rule!(
+    decimal_is_string,
+    "supply",
+    |v| v["collections"][0]["routes"][0]["endpoints"][0]["input_price_per_million"] = json!(0.23),
+    "$.collections[0].routes[0].endpoints[0].input_price_per_million",
+    "decimal string or null"
+);
+rule!(
+    decimal_digit_bound,
+    "supply",
+    |v| v["collections"][0]["routes"][0]["endpoints"][0]["input_price_per_million"] =
+        json!("0.0000000000001"),
+    "$.collections[0].routes[0].endpoints[0].input_price_per_million",
+    "12 significant digits after it"
+);
+rule!(
+    uptime_at_most_100,
+    "supply",
+    |v| v["collections"][0]["routes"][0]["endpoints"][0]["uptime_percent"] = json!("100.01"),
+    "$.collections[0].routes[0].endpoints[0].uptime_percent",
+    "at most 100"
+);
+rule!(
+    context_length_positive_integer,
+    "supply",
+    |v| v["collections"][0]["routes"][0]["endpoints"][0]["context_length"] = json!(0),
+    "$.collections[0].routes[0].endpoints[0].context_length",
+    "positive integer or null"
+);
+rule!(
+    context_length_not_string,
+    "supply",
+    |v| v["collections"][0]["routes"][0]["endpoints"][0]["context_length"] = json!("131072"),
+    "$.collections[0].routes[0].endpoints[0].context_length",
+    "positive integer or null"
+);
+
+#[test]
+fn duplicate_keys_are_refused() {
+    let text = base("export").to_string().replacen(
+        "\"fresh_until\":",
+        "\"fresh_until\":null,\"fresh_until\":",
+        1,
+    );
+    let problems = problems_of("export", &text);
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.path == "$.fresh_until" && p.message.contains("duplicate")),
+        "{problems:#?}"
+    );
+}
+
+#[test]
+fn every_problem_is_reported_not_only_the_first() {
+    let mut v = base("export");
+    v["generated_at"] = json!("now");
+    v["days"][12]["rows"][3]["total_tokens"] = json!("-5");
+    v["models"][2]["facts"]["smallest_quant_format"]["value"] = json!("Q4");
+    let problems = problems_of("export", &v.to_string());
+    let paths: Vec<&str> = problems.iter().map(|p| p.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "$.generated_at",
+            "$.days[12].rows[3].total_tokens",
+            "$.models[2].facts.smallest_quant_format.value"
+        ]
+    );
+}
+
+#[test]
+fn a_file_that_is_not_json_reports_line_and_column() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("broken.json");
+    std::fs::write(&path, "{\n  \"days\": [1, 2,\n}").expect("writable");
+    match model_demand::load(&path, None) {
+        Err(Error::Syntax { line, column, .. }) => assert_eq!((line, column), (3, 1)),
+        other => panic!("expected a syntax error, got {other:?}"),
+    }
+}
+
+#[test]
+fn both_inputs_are_checked_before_failing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (export, supply) = (dir.path().join("e.json"), dir.path().join("s.json"));
+    let mut e = base("export");
+    e["extra"] = json!(1);
+    let mut s = base("supply");
+    s["extra"] = json!(1);
+    std::fs::write(&export, e.to_string()).expect("writable");
+    std::fs::write(&supply, s.to_string()).expect("writable");
+    match model_demand::load(&export, Some(&supply)) {
+        Err(Error::Refused(files)) => assert_eq!(files.len(), 2),
+        other => panic!("expected both refused, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_shipped_inputs_are_accepted() {
+    for dir in ["tests/fixtures/small", "tests/fixtures/edge", "data/sample"] {
+        common::load_fixture(dir);
+    }
+}
+
+#[test]
+fn an_export_serving_no_model_is_valid() {
+    let mut v = base("export");
+    v["days"] = json!([]);
+    assert!(problems_of("export", &v.to_string()).is_empty());
+    let mut v = base("export");
+    for day in v["days"].as_array_mut().expect("days") {
+        day["rows"] = json!([]);
+    }
+    assert!(problems_of("export", &v.to_string()).is_empty());
+}
+
+#[test]
+fn check_prints_one_problem_per_line_starting_with_its_path() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bad = dir.path().join("bad.json");
+    let mut v = base("export");
+    v["days"][12]["rows"][3]["total_tokens"] = json!("-5");
+    v["models"][0]["facts"]["bf16_weights_bytes"]["value"] = json!("2");
+    std::fs::write(&bad, v.to_string()).expect("writable");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_model-demand"))
+        .args(["check", "--no-supply", "--export"])
+        .arg(&bad)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert!(
+        lines[0].starts_with("error: ") && lines[0].contains("refused with 2 problem(s)"),
+        "{stderr}"
+    );
+    assert_eq!(lines[1], "$.days[12].rows[3].total_tokens: must be a positive integer string (digits only, no sign or leading zeros), got \"-5\"");
+    assert!(
+        lines[2].starts_with("$.models[0].facts.bf16_weights_bytes: "),
+        "{stderr}"
+    );
+
+    let good = std::process::Command::new(env!("CARGO_BIN_EXE_model-demand"))
+        .args(["check", "--now", "2026-04-01T12:00:00Z", "--export"])
+        .arg(common::crate_path("tests/fixtures/small/export.json"))
+        .arg("--supply")
+        .arg(common::crate_path("tests/fixtures/small/supply.json"))
+        .output()
+        .expect("runs");
+    assert_eq!(good.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&good.stdout);
+    assert_eq!(stdout.lines().count(), 1);
+    assert!(
+        stdout.contains("6 model(s) served, window 2026-03-02 to 2026-03-31"),
+        "{stdout}"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// No input panics the gate: arbitrary bytes, and the fixture with a member replaced by
+    /// arbitrary JSON.
+    #[test]
+    fn arbitrary_input_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+        if let Ok(raw) = json::parse(&bytes, Path::new("x.json")) {
+            let _ = model_demand::export::validate(&raw);
+            let _ = model_demand::supply::validate(&raw);
+        }
+    }
+
+    #[test]
+    fn arbitrary_members_never_panic(
+        pick in 0usize..6,
+        replacement in prop_oneof![
+            Just(json!(null)), Just(json!(-1)), Just(json!(1.5)), Just(json!("")), Just(json!("0")),
+            Just(json!([])), Just(json!({})), Just(json!("99999999999999999999999999999999999999999")),
+            ".{0,12}".prop_map(Value::from),
+        ],
+    ) {
+        let mut v = base("export");
+        match pick {
+            0 => v["days"][0]["rows"][0]["total_tokens"] = replacement,
+            1 => v["days"][0] = replacement,
+            2 => v["models"][0]["facts"]["total_parameters"]["value"] = replacement,
+            3 => v["models"][0]["facts"] = replacement,
+            4 => v["evaluation_cutoff"] = replacement,
+            _ => v["days"] = replacement,
+        }
+        let _ = problems_of("export", &v.to_string());
+        let mut s = base("supply");
+        s["collections"][0]["routes"][0]["endpoints"][0]["latency_ms"] = v["days"].clone();
+        let _ = problems_of("supply", &s.to_string());
+    }
+}
