@@ -28,6 +28,13 @@ pub enum Command {
     /// Serve a built site on localhost exactly as the CDN answers it. When DIR holds no site,
     /// the bundled sample is built into it first.
     Serve(ServeArgs),
+    /// Check a built site against its manifest (every file present, sizes and SHA-256 equal,
+    /// nothing extra), its CDN rules, and a sample of answers recomputed from its own feeds.
+    Verify {
+        /// The built site.
+        #[arg(long, value_name = "DIR", default_value = "out")]
+        dir: PathBuf,
+    },
     /// Print the repository's netlify.toml (publish directory, build command, headers).
     NetlifyToml,
 }

@@ -20,6 +20,7 @@ pub mod site;
 pub mod sources;
 pub mod supply;
 pub mod validate;
+pub mod verify;
 
 use std::path::{Path, PathBuf};
 

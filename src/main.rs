@@ -93,6 +93,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
             model_demand::serve::serve(&args.dir, args.bind, args.workers)?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Verify { dir } => {
+            let report = model_demand::verify::verify(&dir)?;
+            println!(
+                "verified {}: {} files match the manifest, {} requests answered as designed",
+                dir.display(),
+                report.files,
+                report.requests
+            );
+            Ok(ExitCode::SUCCESS)
+        }
         Command::NetlifyToml => {
             print!("{}", model_demand::netlify::netlify_toml());
             Ok(ExitCode::SUCCESS)
@@ -112,6 +122,11 @@ fn load(input: &InputArgs) -> Result<(model_demand::Inputs, OffsetDateTime)> {
 fn report(err: &Error) {
     let mut stderr = std::io::stderr().lock();
     let _ = writeln!(stderr, "error: {err}");
+    if let Error::Verify(differences) = err {
+        for difference in differences {
+            let _ = writeln!(stderr, "{difference}");
+        }
+    }
     if let Error::Refused(files) = err {
         for (_, problems) in files {
             for problem in problems {

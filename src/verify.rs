@@ -1,0 +1,225 @@
+//! `verify`: checks a built site before it is deployed. The tree must match its manifest
+//! (every file present, sizes and SHA-256 equal, nothing extra), the CDN rules must be the ones
+//! the code derives, and a sample of requests answered from the files must equal what the
+//! design says, recomputed from the site's own `/api/export` and `/api/supply`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use time::Duration;
+use walkdir::WalkDir;
+
+use crate::error::{Error, Result};
+use crate::netlify;
+use crate::query::{percent_encode, Order, SortKey, OFFSET_MAX};
+use crate::render::Api;
+use crate::serve::Site;
+use crate::site::{sha256_hex, Manifest, MANIFEST};
+
+/// What a successful verification covered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifyReport {
+    /// Files checked against the manifest.
+    pub files: usize,
+    /// Requests answered from the files and compared.
+    pub requests: usize,
+}
+
+/// Verifies the site in `dir`; every difference is reported, not only the first.
+pub fn verify(dir: &Path) -> Result<VerifyReport> {
+    let mut differences = Vec::new();
+    let manifest_bytes = std::fs::read(dir.join(MANIFEST))
+        .map_err(|e| Error::io("cannot read", dir.join(MANIFEST), e))?;
+    let manifest: Manifest = serde_json::from_slice(&manifest_bytes)
+        .map_err(|e| Error::Usage(format!("{}: not a site manifest ({e})", dir.display())))?;
+    let files = check_tree(dir, &manifest, &mut differences);
+    let site = Site::open(dir)?;
+    let requests = if site.routes().has_data {
+        check_answers(dir, &site, &mut differences)?
+    } else {
+        check_unavailable(&site, &mut differences)
+    };
+    if differences.is_empty() {
+        Ok(VerifyReport { files, requests })
+    } else {
+        Err(Error::Verify(differences))
+    }
+}
+
+fn check_tree(dir: &Path, manifest: &Manifest, differences: &mut Vec<String>) -> usize {
+    let listed: BTreeMap<&str, (u64, &str)> = manifest
+        .files
+        .iter()
+        .map(|e| (e.path.as_str(), (e.bytes, e.sha256.as_str())))
+        .collect();
+    let mut seen = 0;
+    for entry in WalkDir::new(dir).sort_by_file_name() {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(e) => {
+                differences.push(format!("cannot walk the site: {e}"));
+                continue;
+            }
+        };
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let Ok(rel) = entry.path().strip_prefix(dir) else {
+            continue;
+        };
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        if rel == MANIFEST {
+            continue;
+        }
+        let Some((bytes, sha)) = listed.get(rel.as_str()) else {
+            differences.push(format!("{rel}: not in the manifest"));
+            continue;
+        };
+        seen += 1;
+        match std::fs::read(entry.path()) {
+            Ok(content) if content.len() as u64 != *bytes => differences.push(format!(
+                "{rel}: {} bytes, manifest says {bytes}",
+                content.len()
+            )),
+            Ok(content) if sha256_hex(&content) != *sha => {
+                differences.push(format!("{rel}: SHA-256 differs from the manifest"))
+            }
+            Ok(_) => {}
+            Err(e) => differences.push(format!("{rel}: cannot read ({e})")),
+        }
+    }
+    if seen < listed.len() {
+        for path in listed.keys() {
+            if !dir.join(path).is_file() {
+                differences.push(format!("{path}: listed in the manifest but missing"));
+            }
+        }
+    }
+    seen
+}
+
+/// A `now` that reproduces the freshness the site published.
+fn now_matching(export: &crate::export::Export, published_state: &str) -> time::OffsetDateTime {
+    match (&export.fresh_until, published_state) {
+        (Some(deadline), "fresh") => deadline.instant(),
+        (Some(deadline), _) => deadline.instant() + Duration::seconds(1),
+        (None, _) => export.generated_at.instant(),
+    }
+}
+
+fn check_answers(dir: &Path, site: &Site, differences: &mut Vec<String>) -> Result<usize> {
+    let supply_path = dir.join("api/supply");
+    let supply_is_feed = std::fs::read(&supply_path)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .is_some_and(|v| v.get("supply_schema_version").is_some());
+    let inputs = crate::load(
+        &dir.join("api/export"),
+        supply_is_feed.then_some(supply_path.as_path()),
+    )?;
+    // Freshness was judged at build time; read it back from any answer that is still intact.
+    let candidates = std::iter::once("/api/v1/models".to_string()).chain(
+        site.routes()
+            .models
+            .keys()
+            .map(|id| format!("/api/v1/models?model_id={}", percent_encode(id))),
+    );
+    let published: serde_json::Value = candidates
+        .filter_map(|target| {
+            site.read_body(&site.resolve("GET", &target, None).body)
+                .ok()
+        })
+        .find_map(|body| serde_json::from_slice(&body).ok())
+        .unwrap_or_default();
+    let state = published["freshness"]["state"].as_str().unwrap_or("stale");
+    let catalog = inputs.catalog(now_matching(&inputs.export, state));
+    let api = Api::new(&catalog);
+    let ids: Vec<String> = catalog.records.iter().map(|r| r.model_id.clone()).collect();
+
+    let expected_redirects = netlify::redirects_file(&ids);
+    compare_file(
+        dir,
+        "_redirects",
+        expected_redirects.as_bytes(),
+        differences,
+    );
+    compare_file(
+        dir,
+        "_headers",
+        netlify::headers_file().as_bytes(),
+        differences,
+    );
+
+    let n = ids.len() as u64;
+    let mut queries = vec![
+        String::new(),
+        "limit=2&limit=2".to_string(),
+        "sort=bogus".to_string(),
+        "model_id=no%2Fsuch-model".to_string(),
+    ];
+    for sort in SortKey::ALL {
+        for order in Order::ALL {
+            for limit in [1u64, 2, 25, 100] {
+                for offset in [0, 1, n / 2, n.saturating_sub(1), n, n + 1, OFFSET_MAX] {
+                    queries.push(format!(
+                        "sort={}&order={}&limit={limit}&offset={offset}",
+                        sort.as_str(),
+                        order.as_str()
+                    ));
+                }
+            }
+        }
+    }
+    for id in &ids {
+        queries.push(format!("model_id={}", percent_encode(id)));
+        queries.push(format!("model_id={id}"));
+    }
+    for q in &queries {
+        let expected = api.answer(q);
+        let answer = site.resolve("GET", &format!("/api/v1/models?{q}"), None);
+        let body = site.read_body(&answer.body).unwrap_or_default();
+        if answer.status != expected.status {
+            differences.push(format!(
+                "?{q}: status {} where the design says {}",
+                answer.status, expected.status
+            ));
+        } else if body != expected.body {
+            differences.push(format!("?{q}: body differs from the design's answer"));
+        }
+    }
+    Ok(queries.len())
+}
+
+fn compare_file(dir: &Path, rel: &str, expected: &[u8], differences: &mut Vec<String>) {
+    match std::fs::read(dir.join(rel)) {
+        Ok(actual) if actual == expected => {}
+        Ok(_) => differences.push(format!("{rel}: differs from the rules the code derives")),
+        Err(e) => differences.push(format!("{rel}: cannot read ({e})")),
+    }
+}
+
+fn check_unavailable(site: &Site, differences: &mut Vec<String>) -> usize {
+    let targets = [
+        "/api/v1/models",
+        "/api/v1/models?limit=1",
+        "/api/export",
+        "/api/supply",
+    ];
+    for target in targets {
+        let status = site.resolve("GET", target, None).status;
+        if status != 503 {
+            differences.push(format!(
+                "{target}: status {status} where a site without data says 503"
+            ));
+        }
+    }
+    for target in ["/api/v1/about", "/api/openapi.json"] {
+        let status = site.resolve("GET", target, None).status;
+        if status != 200 {
+            differences.push(format!(
+                "{target}: status {status} where the contract must be served"
+            ));
+        }
+    }
+    targets.len() + 2
+}

@@ -1,0 +1,96 @@
+//! `verify`: a built site passes; every kind of damage is found and named.
+
+mod common;
+
+use model_demand::error::Error;
+use model_demand::site::{self, BuildOptions, SiteData};
+use model_demand::verify::verify;
+
+fn differences(dir: &std::path::Path) -> Vec<String> {
+    match verify(dir) {
+        Err(Error::Verify(list)) => list,
+        other => panic!("expected differences, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_fresh_build_verifies_and_damage_is_named() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out = tmp.path().join("out");
+    common::build_small(&out);
+    let report = verify(&out).expect("a fresh build verifies");
+    assert!(report.files > 8000 && report.requests > 300, "{report:?}");
+
+    std::fs::write(out.join("extra.json"), b"{}").expect("write");
+    std::fs::remove_file(out.join("_api/models/list/tokens_30d/desc/25/0.json")).expect("remove");
+    let page = out.join("_api/models/list/latest_rank/asc/3/0.json");
+    let body = std::fs::read(&page).expect("page");
+    std::fs::write(&page, [&body[..body.len() - 1], b" }"].concat()).expect("write");
+    let found = differences(&out);
+    let has = |needle: &str| found.iter().any(|d| d.contains(needle));
+    assert!(has("extra.json: not in the manifest"), "{found:#?}");
+    assert!(
+        has("tokens_30d/desc/25/0.json: listed in the manifest but missing"),
+        "{found:#?}"
+    );
+    let sizes = format!(
+        "latest_rank/asc/3/0.json: {} bytes, manifest says {}",
+        body.len() + 1,
+        body.len()
+    );
+    assert!(has(&sizes), "{found:#?}");
+}
+
+#[test]
+fn a_consistent_but_wrong_answer_is_found() {
+    // Rewrite a page and its manifest entry together: the tree matches the manifest, but the
+    // answer no longer equals what the design computes from the site's own export.
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out = tmp.path().join("out");
+    common::build_small(&out);
+    let rel = "_api/models/list/tokens_30d/desc/25/0.json";
+    let body = std::fs::read_to_string(out.join(rel)).expect("page");
+    let forged =
+        body.replacen("\"rank\"", "\"rank\"", 1)
+            .replacen("\"value\":1,", "\"value\":2,", 1);
+    assert_ne!(body, forged);
+    std::fs::write(out.join(rel), &forged).expect("write");
+    let manifest_path = out.join("manifest.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&manifest_path).expect("manifest")).expect("json");
+    for entry in manifest["files"].as_array_mut().expect("files") {
+        if entry["path"] == rel {
+            entry["bytes"] = forged.len().into();
+            entry["sha256"] = site::sha256_hex(forged.as_bytes()).into();
+        }
+    }
+    std::fs::write(&manifest_path, serde_json::to_vec(&manifest).expect("json")).expect("write");
+    let found = differences(&out);
+    assert!(
+        found.iter().any(|d| d.contains("body differs")),
+        "{found:#?}"
+    );
+}
+
+#[test]
+fn the_no_data_site_verifies() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out = tmp.path().join("out");
+    site::build(&SiteData::Unavailable, &BuildOptions::new(&out)).expect("builds");
+    verify(&out).expect("the no-data site verifies");
+}
+
+#[test]
+fn a_stale_build_verifies() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out = tmp.path().join("out");
+    let inputs = common::load_fixture("tests/fixtures/small");
+    let catalog = inputs.catalog(model_demand::parse_now("2027-01-01T00:00:00Z").expect("now"));
+    assert_eq!(catalog.head.freshness.state, "stale");
+    let data = SiteData::Data {
+        inputs: &inputs,
+        catalog: &catalog,
+    };
+    site::build(&data, &BuildOptions::new(&out)).expect("builds");
+    verify(&out).expect("a stale build verifies");
+}
