@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod contract;
 pub mod decimal;
+pub mod docs;
 pub mod error;
 pub mod export;
 pub mod fields;

@@ -182,7 +182,10 @@ impl Site {
         let Ok(path) = query::percent_decode_path(raw_path) else {
             return self.error(ErrorCode::NotFound, None);
         };
-        let answer = if path == MODELS_PATH {
+        let moved = self.routes.redirects.iter().find(|r| r.matches(&path));
+        let answer = if let Some(redirect) = moved {
+            moved_permanently(&redirect.to)
+        } else if path == MODELS_PATH {
             self.models(raw_query)
         } else if !self.routes.has_data && UNAVAILABLE_PATHS.contains(&path.as_str()) {
             self.error(ErrorCode::DataUnavailable, None)
@@ -278,6 +281,22 @@ impl Site {
     fn error(&self, code: ErrorCode, message: Option<&str>) -> Answer {
         let body = error_body(code, message.unwrap_or(code.generic_message()));
         json_bytes(code.status(), body)
+    }
+}
+
+/// A 301 to a location from the site's own redirect table (never from the request).
+fn moved_permanently(location: &str) -> Answer {
+    Answer {
+        status: 301,
+        headers: vec![
+            ("Location", location.to_string()),
+            (
+                "Cache-Control",
+                "public, max-age=0, must-revalidate".to_string(),
+            ),
+        ],
+        body: Body::Bytes(Vec::new()),
+        length: 0,
     }
 }
 

@@ -24,6 +24,8 @@ pub const DEFAULT_BASE_URL: &str = "https://model-demand.netlify.app";
 pub const MANIFEST: &str = "manifest.json";
 /// Site-relative path of the routing table.
 pub const ROUTES: &str = "_api/routes.json";
+/// Site-relative path of the docs page.
+pub const DOCS_PAGE: &str = "docs/index.html";
 /// Netlify's limit on files in one directory.
 pub const MAX_FILES_PER_DIR: usize = 54_000;
 
@@ -295,13 +297,21 @@ fn write_all(
     for code in ErrorCode::ALL {
         entries.push(writer.write(&error_file(code), &error_body(code, code.generic_message()))?);
     }
+    let catalog = match data {
+        SiteData::Data { catalog, .. } => Some(*catalog),
+        SiteData::Unavailable => None,
+    };
+    if options.docs_url.is_none() {
+        entries.push(writer.write(DOCS_PAGE, crate::docs::page(catalog).as_bytes())?);
+    }
+    let redirects = netlify::redirect_rules(options.docs_url.as_deref());
     match data {
         SiteData::Unavailable => {
             entries.push(writer.write(
                 "_redirects",
-                netlify::unavailable_redirects_file().as_bytes(),
+                netlify::unavailable_redirects_file(&redirects).as_bytes(),
             )?);
-            entries.push(writer.write(ROUTES, &to_json(&RoutingTable::unavailable()))?);
+            entries.push(writer.write(ROUTES, &to_json(&RoutingTable::unavailable(&redirects)))?);
         }
         SiteData::Data { inputs, catalog } => {
             let rendered = Rendered::new(catalog);
@@ -314,9 +324,12 @@ fn write_all(
             entries.extend(write_answers(&rendered, writer)?);
             entries.push(writer.write(
                 "_redirects",
-                netlify::redirects_file(rendered.ids()).as_bytes(),
+                netlify::redirects_file(rendered.ids(), &redirects).as_bytes(),
             )?);
-            entries.push(writer.write(ROUTES, &to_json(&RoutingTable::with_data(&rendered)))?);
+            entries.push(writer.write(
+                ROUTES,
+                &to_json(&RoutingTable::with_data(&rendered, &redirects)),
+            )?);
         }
     }
     entries.push(writer.write("_headers", netlify::headers_file().as_bytes())?);
@@ -430,10 +443,12 @@ pub struct RoutingTable {
     pub models: BTreeMap<String, String>,
     /// Error body files, by error code.
     pub errors: BTreeMap<String, String>,
+    /// Permanent (301) redirects: moved addresses and, with `--docs-url`, the docs page.
+    pub redirects: Vec<netlify::Redirect>,
 }
 
 impl RoutingTable {
-    fn base(has_data: bool) -> RoutingTable {
+    fn base(has_data: bool, redirects: &[netlify::Redirect]) -> RoutingTable {
         RoutingTable {
             schema_version: "model-demand.routes.v1".to_string(),
             has_data,
@@ -459,14 +474,15 @@ impl RoutingTable {
                 .iter()
                 .map(|c| (c.as_str().to_string(), error_file(*c)))
                 .collect(),
+            redirects: redirects.to_vec(),
         }
     }
 
-    fn unavailable() -> RoutingTable {
-        RoutingTable::base(false)
+    fn unavailable(redirects: &[netlify::Redirect]) -> RoutingTable {
+        RoutingTable::base(false, redirects)
     }
 
-    fn with_data(rendered: &Rendered) -> RoutingTable {
+    fn with_data(rendered: &Rendered, redirects: &[netlify::Redirect]) -> RoutingTable {
         RoutingTable {
             total: rendered.total() as u64,
             models: rendered
@@ -474,7 +490,7 @@ impl RoutingTable {
                 .iter()
                 .map(|id| (id.clone(), model_file(id)))
                 .collect(),
-            ..RoutingTable::base(true)
+            ..RoutingTable::base(true, redirects)
         }
     }
 }

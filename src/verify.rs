@@ -136,7 +136,7 @@ fn check_answers(dir: &Path, site: &Site, differences: &mut Vec<String>) -> Resu
     let api = Api::new(&catalog);
     let ids: Vec<String> = catalog.records.iter().map(|r| r.model_id.clone()).collect();
 
-    let expected_redirects = netlify::redirects_file(&ids);
+    let expected_redirects = netlify::redirects_file(&ids, &site.routes().redirects);
     compare_file(
         dir,
         "_redirects",

@@ -246,6 +246,7 @@ proptest! {
                     "Access-Control-Allow-Origin" => value == "*",
                     "Cache-Control" => value == "public, max-age=0, must-revalidate",
                     "Allow" => value == "GET, HEAD",
+                    "Location" => f.site.routes().redirects.iter().any(|r| &r.to == value),
                     _ => false,
                 };
                 prop_assert!(allowed, "{name}: {value}");
@@ -427,4 +428,61 @@ fn an_idle_server_keeps_accepting_past_its_timeout() {
     std::thread::sleep(Duration::from_secs(5));
     let (status, _) = get("/api/v1/about");
     assert_eq!(status, Some(200));
+}
+
+#[test]
+fn moved_addresses_answer_301_from_the_alias_table() {
+    let f = fixture();
+    for (from, to) in model_demand::netlify::ALIASES {
+        let answer = f.site.resolve("GET", from, None);
+        assert_eq!(answer.status, 301, "{from}");
+        assert!(
+            answer.headers.contains(&("Location", to.to_string())),
+            "{from}"
+        );
+    }
+    // The docs page is served from the site when no documentation host is set.
+    let docs = f.site.resolve("GET", "/docs/", None);
+    assert_eq!(docs.status, 200);
+    assert!(docs
+        .headers
+        .contains(&("Content-Type", "text/html; charset=utf-8".to_string())));
+    assert_eq!(f.site.resolve("GET", "/docs", None).status, 200);
+}
+
+#[test]
+fn a_documentation_host_takes_over_the_docs_address() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    let (inputs, catalog) = common::small();
+    let options = BuildOptions {
+        docs_url: Some("https://docs.example.test/model-demand/".to_string()),
+        ..BuildOptions::new(&out)
+    };
+    site::build(
+        &SiteData::Data {
+            inputs: &inputs,
+            catalog: &catalog,
+        },
+        &options,
+    )
+    .expect("builds");
+    let site = Site::open(&out).expect("opens");
+    for path in ["/docs", "/docs/", "/docs/index.html"] {
+        let answer = site.resolve("GET", path, None);
+        assert_eq!(answer.status, 301, "{path}");
+        assert!(answer.headers.contains(&(
+            "Location",
+            "https://docs.example.test/model-demand/".to_string()
+        )));
+    }
+    let redirects = std::fs::read_to_string(out.join("_redirects")).expect("rules");
+    assert!(redirects.contains("/docs/*  https://docs.example.test/model-demand/  301!"));
+    let about: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("api/v1/about")).expect("about"))
+            .expect("json");
+    assert_eq!(
+        about["links"]["documentation"],
+        "https://docs.example.test/model-demand/"
+    );
 }
