@@ -6,8 +6,11 @@ use std::collections::BTreeMap;
 
 use model_demand::query::{sorted_indices, Order, SortKey};
 
-/// Rows of the page's table: model ID → field → (data-value, shown text).
-fn rows(html: &str) -> Vec<(String, BTreeMap<String, (String, String)>)> {
+/// The cells of one table row: field → (data-value, shown text).
+type Cells = BTreeMap<String, (String, String)>;
+
+/// Rows of the page's table, with their model IDs.
+fn rows(html: &str) -> Vec<(String, Cells)> {
     let mut out = Vec::new();
     for chunk in html.split("<tr data-model-id=\"").skip(1) {
         let (id, rest) = chunk.split_once('"').expect("id");
