@@ -109,7 +109,10 @@ fn valued_cell(
 /// An inline SVG sparkline of daily tokens; days without a value break the line.
 pub fn sparkline(daily: &[Option<u128>]) -> String {
     let (width, height) = (120.0, 24.0);
+    // Scaled between the window's smallest and largest day, so day-to-day changes show.
     let max = daily.iter().flatten().copied().max().unwrap_or(0);
+    let min = daily.iter().flatten().copied().min().unwrap_or(0);
+    let span = (max - min) as f64;
     let step = if daily.len() > 1 {
         width / (daily.len() - 1) as f64
     } else {
@@ -120,7 +123,12 @@ pub fn sparkline(daily: &[Option<u128>]) -> String {
         match day {
             Some(tokens) if max > 0 => {
                 let x = i as f64 * step;
-                let y = height - 2.0 - (*tokens as f64 / max as f64) * (height - 4.0);
+                let level = if span > 0.0 {
+                    (*tokens - min) as f64 / span
+                } else {
+                    0.5
+                };
+                let y = height - 2.0 - level * (height - 4.0);
                 if let Some(segment) = segments.last_mut() {
                     segment.push(format!("{x:.1},{y:.1}"));
                 }
@@ -211,7 +219,7 @@ fn row(out: &mut String, record: &ModelRecord, daily: &[Option<u128>]) {
     let supply = &record.supply;
     let _ = write!(
         out,
-        "<td data-field=\"supply_state\" data-value=\"{}\" title=\"{}\">{}</td>",
+        "<td class=\"supply\" data-field=\"supply_state\" data-value=\"{}\" title=\"{}\">{}</td>",
         supply.state,
         escape(supply.reason.as_deref().unwrap_or("")),
         supply.state.replace('_', " ")
