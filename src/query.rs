@@ -229,12 +229,18 @@ fn bounded_integer(name: &str, text: &str, min: u64, max: u64) -> Result<u64, Qu
     }
 }
 
-/// A value quoted for an error message, shortened so that a hostile query cannot blow up
-/// the body.
-fn quoted(text: &str) -> String {
-    let short: String = text.chars().take(64).collect();
+/// A request value quoted for an error message: its first `max` characters as a JSON string,
+/// then `...` when it was longer. JSON quoting (not Rust's debug form) so that the edge
+/// function, in JavaScript, writes byte-identical messages with `JSON.stringify`.
+pub fn quote_value(text: &str, max: usize) -> String {
+    let short: String = text.chars().take(max).collect();
     let ellipsis = if short.len() < text.len() { "..." } else { "" };
-    format!("{:?}{ellipsis}", short)
+    let json = serde_json::to_string(&short).expect("a string always serializes");
+    format!("{json}{ellipsis}")
+}
+
+fn quoted(text: &str) -> String {
+    quote_value(text, 64)
 }
 
 /// Percent-decodes a query component as UTF-8, with `+` meaning space.

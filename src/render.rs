@@ -230,11 +230,11 @@ pub fn assemble_page<'a>(
 
 /// The 404 answer of an exact lookup whose ID is not served.
 pub fn model_not_found(model_id: &str) -> Response {
-    let shown: String = model_id.chars().take(200).collect();
+    let shown = query::quote_value(model_id, 200);
     Response::error(
         ErrorCode::ModelNotFound,
         &format!(
-            "no model with ID {shown:?} is served by the accepted export (the window's top-50 models); list them with /api/v1/models"
+            "no model with ID {shown} is served by the accepted export (the window's top-50 models); list them with /api/v1/models"
         ),
     )
 }

@@ -1,0 +1,164 @@
+// The query rules of DESIGN §5 for the edge: a plain ES module with no Netlify or Deno API, so
+// node's test runner and Deno run it alike. It mirrors src/query.rs (the one definition) and
+// src/render.rs (error bodies, page layout) byte for byte; tests/edge/vectors are the contract
+// between the two.
+
+export const ERROR_SCHEMA_VERSION = "model-demand.agent-api-error.v1";
+
+/** Error body exactly as the Rust side writes it (serde_json and JSON.stringify agree). */
+export function errorBody(code, message) {
+  return JSON.stringify({ schema_version: ERROR_SCHEMA_VERSION, error: code, message });
+}
+
+/** A request value for a message: its first `max` characters as JSON, then "..." if longer. */
+export function quoteValue(text, max) {
+  const chars = Array.from(text);
+  const short = chars.slice(0, max).join("");
+  return JSON.stringify(short) + (chars.length > max ? "..." : "");
+}
+
+const quoted = (text) => quoteValue(text, 64);
+const HEX = /^[0-9A-Fa-f]$/;
+const encoder = new TextEncoder();
+
+/** Percent-decodes as UTF-8 (`+` is a space in queries); returns {value} or {why}. */
+export function percentDecode(text, plusIsSpace = true) {
+  const bytes = [];
+  const chars = Array.from(text);
+  for (let i = 0; i < chars.length; i += 1) {
+    const c = chars[i];
+    if (c === "+" && plusIsSpace) {
+      bytes.push(0x20);
+    } else if (c === "%") {
+      const high = chars[i + 1];
+      const low = chars[i + 2];
+      if (high === undefined || low === undefined || !HEX.test(high) || !HEX.test(low)) {
+        return { why: "has an invalid percent escape" };
+      }
+      bytes.push(parseInt(high + low, 16));
+      i += 2;
+    } else {
+      bytes.push(...encoder.encode(c));
+    }
+  }
+  try {
+    return { value: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(new Uint8Array(bytes)) };
+  } catch {
+    return { why: "is not valid UTF-8 after percent-decoding" };
+  }
+}
+
+/** A canonical decimal integer within bounds, or an error message. */
+function boundedInteger(name, text, min, max) {
+  const refuse = { error: `${name} must be a whole number from ${min} to ${max} written in plain digits, got ${quoted(text)}` };
+  const canonical = /^[0-9]+$/.test(text) && (text === "0" || !text.startsWith("0"));
+  if (!canonical) return refuse;
+  const n = BigInt(text);
+  if (n < BigInt(min) || n > BigInt(max)) return refuse;
+  return { value: Number(n) };
+}
+
+/**
+ * Parses a raw query string (without `?`) by the rules of DESIGN §5, given the routing table's
+ * names, values and bounds. Returns {kind: "list", sort, order, limit, offset},
+ * {kind: "exact", modelId} or {kind: "error", message}.
+ */
+export function parseQuery(raw, table) {
+  const names = table.parameters;
+  const seen = new Map();
+  for (const segment of raw.split("&")) {
+    if (segment === "") continue;
+    const eq = segment.indexOf("=");
+    const rawName = eq < 0 ? segment : segment.slice(0, eq);
+    const rawValue = eq < 0 ? "" : segment.slice(eq + 1);
+    const name = percentDecode(rawName);
+    if (name.why) return { kind: "error", message: `parameter name ${name.why}` };
+    const value = percentDecode(rawValue);
+    if (value.why) return { kind: "error", message: `value of parameter ${quoted(name.value)} ${value.why}` };
+    if (!names.includes(name.value)) {
+      return { kind: "error", message: `unknown parameter ${quoted(name.value)}; allowed parameters are ${names.join(", ")}` };
+    }
+    if (seen.has(name.value)) {
+      return { kind: "error", message: `parameter ${name.value} is given more than once; each parameter may appear at most once` };
+    }
+    if (value.value === "") return { kind: "error", message: `parameter ${name.value} has an empty value` };
+    seen.set(name.value, value.value);
+  }
+  if (seen.has("model_id")) {
+    if (seen.size > 1) {
+      return { kind: "error", message: "model_id selects one model and cannot be combined with sort, order, limit or offset" };
+    }
+    return { kind: "exact", modelId: seen.get("model_id") };
+  }
+  const query = { kind: "list", sort: table.default_sort, order: table.default_order, limit: table.limit_default, offset: 0 };
+  if (seen.has("sort")) {
+    const sort = seen.get("sort");
+    if (!table.sorts.includes(sort)) {
+      return { kind: "error", message: `sort ${quoted(sort)} is not allowed; allowed values are ${table.sorts.join(", ")}` };
+    }
+    query.sort = sort;
+  }
+  if (seen.has("order")) {
+    const order = seen.get("order");
+    if (!table.orders.includes(order)) {
+      return { kind: "error", message: `order ${quoted(order)} is not allowed; allowed values are ${table.orders.join(", ")}` };
+    }
+    query.order = order;
+  }
+  if (seen.has("limit")) {
+    const limit = boundedInteger("limit", seen.get("limit"), table.limit_min, table.limit_max);
+    if (limit.error) return { kind: "error", message: limit.error };
+    query.limit = limit.value;
+  }
+  if (seen.has("offset")) {
+    const offset = boundedInteger("offset", seen.get("offset"), 0, table.offset_max);
+    if (offset.error) return { kind: "error", message: offset.error };
+    query.offset = offset.value;
+  }
+  return query;
+}
+
+/** Site path of a list page, from the routing table's pattern. */
+export function listFile(table, q) {
+  return "/" + table.list_file
+    .replace("{sort}", q.sort)
+    .replace("{order}", q.order)
+    .replace("{limit}", String(q.limit))
+    .replace("{offset}", String(q.offset));
+}
+
+/**
+ * Decides the answer of `GET /api/v1/models?{raw}`:
+ *   {status, file}                    serve that site file
+ *   {status, body}                    answer this JSON body
+ *   {status, errorFile}               serve the precomputed error body with this status
+ *   {status: 200, pastEnd: {file, query, total}}  the page at offset N, offset echoed (see pastEndBody)
+ */
+export function route(raw, table) {
+  if (!table.has_data) return { status: 503, errorFile: "/" + table.errors.data_unavailable };
+  const q = parseQuery(raw, table);
+  if (q.kind === "error") return { status: 400, body: errorBody("invalid_query", q.message) };
+  if (q.kind === "exact") {
+    const file = Object.hasOwn(table.models, q.modelId) ? table.models[q.modelId] : undefined;
+    if (file === undefined) {
+      const message = `no model with ID ${quoteValue(q.modelId, 200)} is served by the accepted export (the window's top-50 models); list them with /api/v1/models`;
+      return { status: 404, body: errorBody("model_not_found", message) };
+    }
+    return { status: 200, file: "/" + file };
+  }
+  if (q.offset > table.total) {
+    return { status: 200, pastEnd: { file: listFile(table, { ...q, offset: table.total }), query: q, total: table.total } };
+  }
+  return { status: 200, file: listFile(table, q) };
+}
+
+const QUERY_MARKER = ',"query":{"mode":"list"';
+
+/** The empty page past the end: the head of the page at offset N, then this query's echo. */
+export function pastEndBody(lastPage, query, total) {
+  const at = lastPage.lastIndexOf(QUERY_MARKER);
+  if (at < 0) throw new Error("the page at offset N has no query member");
+  const echo = { mode: "list", model_id: null, sort: query.sort, order: query.order, limit: query.limit, offset: query.offset };
+  const pagination = { total_matching_models: total, offset: query.offset, limit: query.limit, returned_count: 0, has_next_page: false };
+  return `${lastPage.slice(0, at)},"query":${JSON.stringify(echo)},"pagination":${JSON.stringify(pagination)},"models":[]}`;
+}
