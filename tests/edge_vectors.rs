@@ -6,7 +6,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use model_demand::query::{percent_encode, OFFSET_MAX};
@@ -130,21 +130,6 @@ fn cases(ids: &[String]) -> Vec<(&'static str, String, u16)> {
     c
 }
 
-fn npm_bin(package: &str, version: &str, bin: &str) -> PathBuf {
-    let cache = common::crate_path(&format!("target/{package}-cache"));
-    let path = cache.join("node_modules/.bin").join(bin);
-    if !path.exists() {
-        let status = Command::new("npm")
-            .args(["install", "--silent", "--no-audit", "--no-fund", "--prefix"])
-            .arg(&cache)
-            .arg(format!("{package}@{version}"))
-            .status()
-            .expect("npm runs (CI installs node and npm)");
-        assert!(status.success(), "npm install {package} failed");
-    }
-    path
-}
-
 fn build_fixture(root: &Path) -> Vec<Vector> {
     let site_dir = root.join("site");
     common::build_small(&site_dir);
@@ -207,7 +192,7 @@ fn the_rust_router_and_the_edge_module_agree_on_every_vector() {
 fn the_edge_handler_answers_like_the_preview_server_under_deno() {
     let dir = tempfile::tempdir().expect("temp dir");
     build_fixture(dir.path());
-    let deno = npm_bin("deno", "2.9.6", "deno");
+    let deno = common::npm_package("deno", "2.9.6").join(".bin/deno");
     let out = Command::new(deno)
         .args([
             "test",

@@ -24,21 +24,6 @@ struct Matched {
     force: bool,
 }
 
-fn engine_modules() -> PathBuf {
-    let cache = common::crate_path("target/netlify-redirector-cache");
-    let modules = cache.join("node_modules");
-    if !modules.join("netlify-redirector/package.json").exists() {
-        let status = Command::new("npm")
-            .args(["install", "--silent", "--no-audit", "--no-fund", "--prefix"])
-            .arg(&cache)
-            .arg("netlify-redirector@0.5.0")
-            .status()
-            .expect("npm runs (CI installs node and npm)");
-        assert!(status.success(), "npm install netlify-redirector failed");
-    }
-    modules
-}
-
 /// Runs the engine once over `rules` for every `(path, query)`.
 fn run_engine(rules: &str, requests: &[(String, String)]) -> Vec<Option<Matched>> {
     let input = serde_json::json!({
@@ -47,7 +32,7 @@ fn run_engine(rules: &str, requests: &[(String, String)]) -> Vec<Option<Matched>
     });
     let mut child = Command::new("node")
         .arg(common::crate_path("tests/netlify/match.mjs"))
-        .arg(engine_modules())
+        .arg(common::npm_package("netlify-redirector", "0.5.0"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

