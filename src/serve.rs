@@ -512,20 +512,65 @@ fn handle(site: &Site, request: tiny_http::Request) {
         let body = site.body_bytes(&answer.body);
         (answer, body)
     });
-    let mut response = tiny_http::Response::new(
-        tiny_http::StatusCode(answer.status),
-        Vec::new(),
-        std::io::Cursor::new(SharedBytes(body)),
-        Some(usize::try_from(answer.length).unwrap_or(usize::MAX)),
-        None,
+    let head_only = method == "HEAD";
+    let message = http_message(&answer, &body, head_only, &http_date());
+    // The whole response goes out in one write: tiny_http's own writer copies bodies in 8 KB
+    // pieces, one send each, which cost more than the routing itself. A client that went away
+    // is not an error of the server.
+    let mut writer = request.into_writer();
+    let _ = writer.write_all(&message).and_then(|()| writer.flush());
+}
+
+/// The bytes of an HTTP/1.1 response: status line, the answer's headers, Date, Server,
+/// Content-Length, then the body unless the request was HEAD or the status has none.
+///
+/// SECURITY: header values come from the answer (static text, digests, lengths) and never
+/// contain CR or LF, so nothing here can split the response.
+fn http_message(answer: &Answer, body: &[u8], head_only: bool, date: &str) -> Vec<u8> {
+    use std::io::Write as _;
+    let has_body = !matches!(answer.status, 100..=199 | 204 | 304);
+    let mut out = Vec::with_capacity(320 + body.len());
+    let _ = write!(
+        out,
+        "HTTP/1.1 {} {}\r\nDate: {date}\r\nServer: model-demand\r\n",
+        answer.status,
+        reason_phrase(answer.status)
     );
     for (name, value) in &answer.headers {
-        if let Ok(header) = tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()) {
-            response.add_header(header);
+        if !value.contains(['\r', '\n']) {
+            let _ = write!(out, "{name}: {value}\r\n");
         }
     }
-    // A client that went away is not an error of the server.
-    let _ = request.respond(response);
+    if has_body {
+        let _ = write!(out, "Content-Length: {}\r\n", answer.length);
+    }
+    out.extend_from_slice(b"\r\n");
+    if has_body && !head_only {
+        out.extend_from_slice(body);
+    }
+    out
+}
+
+fn reason_phrase(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        301 => "Moved Permanently",
+        304 => "Not Modified",
+        400 => "Bad Request",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        503 => "Service Unavailable",
+        _ => "Internal Server Error",
+    }
+}
+
+/// The current time as an HTTP date (`Sun, 22 Nov 2026 23:02:40 GMT`).
+fn http_date() -> String {
+    let now = time::OffsetDateTime::now_utc();
+    let format = time::macros::format_description!(
+        "[weekday repr:short], [day] [month repr:short] [year] [hour]:[minute]:[second] GMT"
+    );
+    now.format(&format).unwrap_or_default()
 }
 
 /// Runs the router; a panic or an unreadable file becomes a 500 instead of a dead worker.
@@ -538,15 +583,6 @@ fn answer_safely(
             let body = error_body(ErrorCode::Internal, ErrorCode::Internal.generic_message());
             (json_bytes(500, body.clone()), body.into())
         }
-    }
-}
-
-/// Shared body bytes as a reader for tiny_http.
-struct SharedBytes(Arc<[u8]>);
-
-impl AsRef<[u8]> for SharedBytes {
-    fn as_ref(&self) -> &[u8] {
-        &self.0
     }
 }
 
@@ -566,6 +602,20 @@ mod tests {
             )
         });
         assert_eq!(answer.status, 500);
+    }
+
+    #[test]
+    fn http_messages_carry_length_and_omit_bodies_where_due() {
+        let answer = json_bytes(200, b"{}".to_vec());
+        let text = String::from_utf8(http_message(&answer, b"{}", false, "D")).expect("ascii");
+        assert!(text.starts_with("HTTP/1.1 200 OK\r\nDate: D\r\n"), "{text}");
+        assert!(text.ends_with("Content-Length: 2\r\n\r\n{}"), "{text}");
+        let head = String::from_utf8(http_message(&answer, b"{}", true, "D")).expect("ascii");
+        assert!(head.ends_with("Content-Length: 2\r\n\r\n"), "{head}");
+        let not_modified = not_modified(answer, Some("*"));
+        let text = String::from_utf8(http_message(&not_modified, b"", false, "D")).expect("ascii");
+        assert!(text.starts_with("HTTP/1.1 304 Not Modified") && !text.contains("Content-Length"));
+        assert!(http_date().ends_with(" GMT"));
     }
 
     #[test]
