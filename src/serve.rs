@@ -432,7 +432,6 @@ pub fn start(dir: &Path, bind: SocketAddr, options: ServeOptions) -> Result<Runn
     let server = tiny_http::Server::from_listener(listener, None)
         .map_err(|e| Error::Usage(format!("cannot serve on {bind}: {e}")))?;
     let server = Arc::new(server);
-    keep_accepting(addr, options.io_timeout);
     let workers = (0..workers.max(1))
         .map(|_| {
             let (server, site) = (Arc::clone(&server), Arc::clone(&site));
@@ -444,24 +443,6 @@ pub fn start(dir: &Path, bind: SocketAddr, options: ServeOptions) -> Result<Runn
         })
         .collect();
     Ok(Running { addr, workers })
-}
-
-/// The accept loop inherits the listener's read timeout too, and tiny_http stops accepting for
-/// good on the first accept error. A heartbeat connection well within the timeout keeps an idle
-/// listener from ever timing out; the connection carries no request and is closed at once.
-fn keep_accepting(addr: SocketAddr, timeout: Duration) {
-    let target = match addr.ip() {
-        ip if ip.is_unspecified() && addr.is_ipv4() => {
-            SocketAddr::from(([127, 0, 0, 1], addr.port()))
-        }
-        ip if ip.is_unspecified() => SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, addr.port())),
-        _ => addr,
-    };
-    let every = (timeout / 3).max(Duration::from_millis(50));
-    std::thread::spawn(move || loop {
-        std::thread::sleep(every);
-        let _ = std::net::TcpStream::connect_timeout(&target, every);
-    });
 }
 
 /// Serves a written site until the process is stopped.
