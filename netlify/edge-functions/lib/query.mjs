@@ -1,7 +1,8 @@
-// The query rules of DESIGN §5 for the edge: a plain ES module with no Netlify or Deno API, so
-// node's test runner and Deno run it alike. It mirrors src/query.rs (the one definition) and
-// src/render.rs (error bodies, page layout) byte for byte; tests/edge/vectors are the contract
-// between the two.
+// The query rules of DESIGN §5 for the edge: a plain ES module with no Netlify or Deno API
+// (only web standards: TextDecoder, Web Crypto), so node's test runner and Deno run it alike.
+// It mirrors src/query.rs (the one definition), src/render.rs (error bodies, page layout) and
+// src/serve.rs (the preview server's router) byte for byte; the vectors that
+// tests/edge_vectors.rs generates from the Rust router are the contract between the two.
 
 export const ERROR_SCHEMA_VERSION = "model-demand.agent-api-error.v1";
 
@@ -128,13 +129,17 @@ export function listFile(table, q) {
 }
 
 /**
- * Decides the answer of `GET /api/v1/models?{raw}`:
- *   {status, file}                    serve that site file
- *   {status, body}                    answer this JSON body
- *   {status, errorFile}               serve the precomputed error body with this status
- *   {status: 200, pastEnd: {file, query, total}}  the page at offset N, offset echoed (see pastEndBody)
+ * Decides the answer of `{method} /api/v1/models?{raw}`, in the order of `Site::resolve`:
+ *   {status, file}                          rewrite to this site file (always 200)
+ *   {status, body}                          answer this JSON body
+ *   {status, errorFile, allow?}             answer the precomputed error body with this status
+ *   {status: 200, pastEnd: {file, query, total}}  the page at offset N with this query echoed
+ *                                           (see pastEndBody)
  */
-export function route(raw, table) {
+export function route(raw, table, method = "GET") {
+  if (method !== "GET" && method !== "HEAD") {
+    return { status: 405, errorFile: "/" + table.errors.method_not_allowed, allow: "GET, HEAD" };
+  }
   if (!table.has_data) return { status: 503, errorFile: "/" + table.errors.data_unavailable };
   const q = parseQuery(raw, table);
   if (q.kind === "error") return { status: 400, body: errorBody("invalid_query", q.message) };
@@ -150,6 +155,23 @@ export function route(raw, table) {
     return { status: 200, pastEnd: { file: listFile(table, { ...q, offset: table.total }), query: q, total: table.total } };
   }
   return { status: 200, file: listFile(table, q) };
+}
+
+/** The raw query string of a request URL, without the `?` (empty when there is none). */
+export function rawQuery(url) {
+  return new URL(url).search.replace(/^\?/, "");
+}
+
+/** The strong validator of a body made while answering: `"<hex SHA-256>"`, as the preview server gives. */
+export async function etagOf(body) {
+  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(body));
+  return `"${Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("")}"`;
+}
+
+/** True when `If-None-Match` names `etag` (or `*`), weak or strong, as `serve::not_modified` decides. */
+export function notModified(ifNoneMatch, etag) {
+  if (ifNoneMatch === null || ifNoneMatch === undefined) return false;
+  return ifNoneMatch.split(",").map((c) => c.trim()).some((c) => c === "*" || (c.startsWith("W/") ? c.slice(2) : c) === etag);
 }
 
 const QUERY_MARKER = ',"query":{"mode":"list"';
