@@ -118,11 +118,18 @@ impl<'de> Deserialize<'de> for Raw {
 
 /// Parses JSON text; a syntax error names the file, line and column.
 pub fn parse(text: &[u8], path: &Path) -> Result<Raw> {
-    serde_json::from_slice(text).map_err(|e| Error::Syntax {
-        path: path.to_path_buf(),
-        line: e.line(),
-        column: e.column(),
-        message: e.to_string(),
+    serde_json::from_slice(text).map_err(|e| {
+        // serde_json's text ends with its own "at line L column C"; the error prints the
+        // location once, in its own words.
+        let full = e.to_string();
+        let location = format!(" at line {} column {}", e.line(), e.column());
+        let message = full.strip_suffix(&location).unwrap_or(&full).to_string();
+        Error::Syntax {
+            path: path.to_path_buf(),
+            line: e.line(),
+            column: e.column(),
+            message,
+        }
     })
 }
 
@@ -284,7 +291,15 @@ mod tests {
     fn syntax_errors_carry_line_and_column() {
         let err = parse(b"{\n  \"a\": ,\n}", Path::new("x.json")).expect_err("invalid JSON");
         match err {
-            Error::Syntax { line, column, .. } => assert_eq!((line, column), (2, 8)),
+            Error::Syntax {
+                line,
+                column,
+                message,
+                ..
+            } => {
+                assert_eq!((line, column), (2, 8));
+                assert_eq!(message, "expected value");
+            }
             other => panic!("unexpected error {other:?}"),
         }
     }
