@@ -327,7 +327,7 @@ pub fn page(catalog: Option<&Catalog>) -> String {
     let (status_html, caption, table_html, attribution) = match catalog {
         Some(c) => (
             status(c),
-            format!("Ordered by 30-day tokens, highest first; the rank column is the rank on the window's last day, {}. Hover a value for its exact figure or the reason it is unknown.", c.head.window.end_date),
+            format!("Ordered by 30-day tokens, highest first; the rank column is the rank on the window's last day, {}. With a mouse, hover a value for its exact figure or the reason it is unknown; the API gives both for every value.", c.head.window.end_date),
             table(c),
             escape(&c.head.source.attribution),
         ),
