@@ -102,6 +102,16 @@ pub struct Answer {
     pub length: u64,
 }
 
+impl Answer {
+    /// The value of the header `name` (names are the server's own static names).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
 impl Site {
     /// Opens a written site: reads its manifest and routing table and checks every listed path
     /// is a plain relative path inside the site.
@@ -329,12 +339,7 @@ fn not_modified(answer: Answer, if_none_match: Option<&str>) -> Answer {
     if answer.status != 200 {
         return answer;
     }
-    let Some(etag) = answer
-        .headers
-        .iter()
-        .find(|(n, _)| *n == "ETag")
-        .map(|(_, v)| v.clone())
-    else {
+    let Some(etag) = answer.header("ETag").map(str::to_owned) else {
         return answer;
     };
     let matches = candidates.split(',').map(str::trim).any(|candidate| {
@@ -630,11 +635,9 @@ mod tests {
     fn etags_match_with_lists_and_weak_forms() {
         let answer = json_bytes(200, b"{}".to_vec());
         let etag = answer
-            .headers
-            .iter()
-            .find(|(n, _)| *n == "ETag")
-            .map(|(_, v)| v.clone());
-        let etag = etag.expect("200 carries an ETag");
+            .header("ETag")
+            .expect("200 carries an ETag")
+            .to_owned();
         let hit = not_modified(answer.clone(), Some(&format!("\"x\", W/{etag}")));
         assert_eq!(hit.status, 304);
         assert_eq!(not_modified(answer.clone(), Some("\"nope\"")).status, 200);
