@@ -60,6 +60,17 @@ pub enum Error {
     /// A command-line value is unusable.
     #[error("{0}")]
     Usage(String),
+    /// An output path holds something this program did not provably write; nothing was touched.
+    #[error(
+        "refusing to replace {path}: {why}. Nothing was changed: choose a new or empty directory, \
+         or move its contents away yourself"
+    )]
+    NotReplaceable {
+        /// The output path.
+        path: PathBuf,
+        /// What is there.
+        why: String,
+    },
     /// A built site is not what its manifest or the design says.
     #[error("site check failed with {} difference(s)", .0.len())]
     Verify(Vec<String>),

@@ -13,6 +13,7 @@ pub mod export;
 pub mod fields;
 pub mod json;
 pub mod netlify;
+pub mod ownership;
 pub mod query;
 pub mod records;
 pub mod render;
@@ -101,6 +102,31 @@ pub fn load(export_path: &Path, supply_path: Option<&Path>) -> Result<Inputs> {
 
 fn read(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))
+}
+
+/// Makes sure `dir` holds a site to preview: when it holds none and is absent or empty, the
+/// bundled sample is built into it (with progress) and the build's report returned. A directory
+/// holding anything else is refused untouched, as `build` refuses it.
+pub fn ensure_preview_site(dir: &Path) -> Result<Option<site::BuildReport>> {
+    if site::Manifest::read(dir).is_ok() {
+        return Ok(None);
+    }
+    site::check_replaceable(dir)?;
+    eprintln!(
+        "{} holds no site: building the bundled sample first (about 68,000 files, 5.7 GB)",
+        dir.display()
+    );
+    let inputs = load(Path::new(SAMPLE_EXPORT), Some(Path::new(SAMPLE_SUPPLY)))?;
+    let catalog = inputs.catalog(OffsetDateTime::now_utc());
+    let options = site::BuildOptions {
+        progress: true,
+        ..site::BuildOptions::new(dir)
+    };
+    let data = site::SiteData::Data {
+        inputs: &inputs,
+        catalog: &catalog,
+    };
+    site::build(&data, &options).map(Some)
 }
 
 /// Parses a `--now` value (RFC 3339, any offset) into a UTC instant.

@@ -72,22 +72,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Serve(args) => {
-            if !args.dir.join(site::MANIFEST).exists() {
-                eprintln!(
-                    "{} holds no site: building the bundled sample first",
-                    args.dir.display()
-                );
-                let (inputs, now) = load(&InputArgs::sample())?;
-                let catalog = inputs.catalog(now);
-                let options = BuildOptions {
-                    progress: true,
-                    ..BuildOptions::new(&args.dir)
-                };
-                let data = SiteData::Data {
-                    inputs: &inputs,
-                    catalog: &catalog,
-                };
-                let report = site::build(&data, &options)?;
+            if let Some(report) = model_demand::ensure_preview_site(&args.dir)? {
                 eprintln!("{}", report.summary(&args.dir));
             }
             model_demand::serve::serve(&args.dir, args.bind, args.workers)?;

@@ -120,9 +120,7 @@ impl Site {
             let path = dir.join(name);
             std::fs::read(&path).map_err(|e| Error::io("cannot read", path, e))
         };
-        let manifest_bytes = read_json(MANIFEST)?;
-        let manifest: Manifest = serde_json::from_slice(&manifest_bytes)
-            .map_err(|e| Error::Usage(format!("{}: not a site manifest ({e})", dir.display())))?;
+        let (manifest, manifest_bytes) = Manifest::read(dir)?;
         let routes: RoutingTable = serde_json::from_slice(&read_json(ROUTES)?)
             .map_err(|e| Error::Usage(format!("{}: not a routing table ({e})", dir.display())))?;
         let mut files = BTreeMap::new();

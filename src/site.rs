@@ -13,6 +13,7 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 use crate::netlify::{self, error_file};
+pub use crate::ownership::{check_replaceable, Replaceable};
 use crate::query::{self, list_file, model_file, ListQuery, Order, SortKey};
 use crate::records::Catalog;
 use crate::render::{error_body, to_json, ErrorCode, Rendered};
@@ -22,6 +23,8 @@ use crate::{contract, Inputs};
 pub const DEFAULT_BASE_URL: &str = "https://model-demand.netlify.app";
 /// Name of the manifest at the site root.
 pub const MANIFEST: &str = "manifest.json";
+/// The manifest's `schema_version`: what marks a directory as a site this program wrote.
+pub const MANIFEST_SCHEMA_VERSION: &str = "model-demand.manifest.v1";
 /// Site-relative path of the routing table.
 pub const ROUTES: &str = "_api/routes.json";
 /// Site-relative path of the docs page.
@@ -90,6 +93,25 @@ pub struct Manifest {
     pub schema_version: String,
     /// The files.
     pub files: Vec<ManifestEntry>,
+}
+
+impl Manifest {
+    /// Reads `dir/manifest.json`, returning it and its bytes; the one loader of the preview
+    /// server, `verify` and the build's ownership check. A manifest of another schema is refused.
+    pub fn read(dir: &Path) -> Result<(Manifest, Vec<u8>)> {
+        let path = dir.join(MANIFEST);
+        let bytes = std::fs::read(&path).map_err(|e| Error::io("cannot read", &path, e))?;
+        let manifest: Manifest = serde_json::from_slice(&bytes)
+            .map_err(|e| Error::Usage(format!("{}: not a site manifest ({e})", dir.display())))?;
+        if manifest.schema_version != MANIFEST_SCHEMA_VERSION {
+            return Err(Error::Usage(format!(
+                "{}: not a site manifest (schema_version {:?})",
+                dir.display(),
+                manifest.schema_version
+            )));
+        }
+        Ok((manifest, bytes))
+    }
 }
 
 /// What a finished build reports.
@@ -168,7 +190,9 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex
 }
 
-/// Builds the whole site into `options.out`, atomically.
+/// Builds the whole site into `options.out`, atomically. `out` is replaced only when it does
+/// not exist, is empty, or is a site this program wrote (see [`check_replaceable`]); anything
+/// else is refused before anything is written.
 pub fn build(data: &SiteData<'_>, options: &BuildOptions) -> Result<BuildReport> {
     let started = Instant::now();
     let out = &options.out;
@@ -181,11 +205,8 @@ pub fn build(data: &SiteData<'_>, options: &BuildOptions) -> Result<BuildReport>
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let staging = parent.join(format!(".{name}.staging-{}", std::process::id()));
-    if staging.exists() {
-        std::fs::remove_dir_all(&staging).map_err(|e| Error::io("cannot remove", &staging, e))?;
-    }
-    std::fs::create_dir_all(&staging).map_err(|e| Error::io("cannot create", &staging, e))?;
+    check_replaceable(out)?;
+    let staging = fresh_sibling(&parent, &name, "staging", true)?;
     let counter = Counter {
         files: AtomicU64::new(0),
         bytes: AtomicU64::new(0),
@@ -197,16 +218,17 @@ pub fn build(data: &SiteData<'_>, options: &BuildOptions) -> Result<BuildReport>
     };
     let result = with_progress(options.progress, &counter, started, || {
         write_all(data, options, &writer)
-    });
+    })
+    .and_then(|done| swap_in(&staging, out, &parent, &name).map(|()| done));
     let (files, bytes) = match result {
         Ok(done) => done,
         Err(err) => {
-            // The published site was never touched; drop the partial staging tree.
+            // The published site was never touched; drop the partial staging tree, which this
+            // build created under a name no one else had.
             let _ = std::fs::remove_dir_all(&staging);
             return Err(err);
         }
     };
-    swap_in(&staging, out, &parent, &name)?;
     Ok(BuildReport {
         files,
         bytes,
@@ -218,11 +240,33 @@ pub fn build(data: &SiteData<'_>, options: &BuildOptions) -> Result<BuildReport>
     })
 }
 
+/// A sibling path `.{name}.{role}-{pid}-{n}` that did not exist; created as a directory when
+/// `create` is set. Never reuses, and so never deletes, something already there.
+fn fresh_sibling(parent: &Path, name: &str, role: &str, create: bool) -> Result<PathBuf> {
+    for n in 0..1000 {
+        let path = parent.join(format!(".{name}.{role}-{}-{n}", std::process::id()));
+        if create {
+            match std::fs::create_dir(&path) {
+                Ok(()) => return Ok(path),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(Error::io("cannot create", &path, e)),
+            }
+        } else if std::fs::symlink_metadata(&path).is_err() {
+            return Ok(path);
+        }
+    }
+    Err(Error::Usage(format!(
+        "{}: no free name for a temporary .{name}.{role} directory",
+        parent.display()
+    )))
+}
+
 /// Replaces `out` with `staging`: the old tree is moved aside, the new one renamed in, and the
-/// old one removed. Both renames are within one directory, so each is atomic.
+/// old one removed. Both renames are within one directory, so each is atomic. `out` is checked
+/// again first, since the build may have run for a while.
 fn swap_in(staging: &Path, out: &Path, parent: &Path, name: &str) -> Result<()> {
-    let retired = parent.join(format!(".{name}.old-{}", std::process::id()));
-    let had_old = out.exists();
+    let had_old = check_replaceable(out)? != Replaceable::Absent;
+    let retired = fresh_sibling(parent, name, "old", false)?;
     if had_old {
         std::fs::rename(out, &retired).map_err(|e| Error::io("cannot move aside", out, e))?;
     }
@@ -230,7 +274,6 @@ fn swap_in(staging: &Path, out: &Path, parent: &Path, name: &str) -> Result<()> 
         if had_old {
             let _ = std::fs::rename(&retired, out);
         }
-        let _ = std::fs::remove_dir_all(staging);
         return Err(Error::io("cannot move into place", out, e));
     }
     if had_old {
@@ -335,7 +378,7 @@ fn write_all(
     entries.push(writer.write("_headers", netlify::headers_file().as_bytes())?);
     entries.sort_by(|a, b| a.path.cmp(&b.path));
     let manifest = Manifest {
-        schema_version: "model-demand.manifest.v1".to_string(),
+        schema_version: MANIFEST_SCHEMA_VERSION.to_string(),
         files: entries,
     };
     let bytes = serde_json::to_vec_pretty(&manifest).expect("plain data always serializes");

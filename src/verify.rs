@@ -28,10 +28,7 @@ pub struct VerifyReport {
 /// Verifies the site in `dir`; every difference is reported, not only the first.
 pub fn verify(dir: &Path) -> Result<VerifyReport> {
     let mut differences = Vec::new();
-    let manifest_bytes = std::fs::read(dir.join(MANIFEST))
-        .map_err(|e| Error::io("cannot read", dir.join(MANIFEST), e))?;
-    let manifest: Manifest = serde_json::from_slice(&manifest_bytes)
-        .map_err(|e| Error::Usage(format!("{}: not a site manifest ({e})", dir.display())))?;
+    let (manifest, _) = Manifest::read(dir)?;
     let files = check_tree(dir, &manifest, &mut differences);
     let site = Site::open(dir)?;
     let requests = if site.routes().has_data {
