@@ -36,6 +36,10 @@ pub enum Command {
         #[arg(long, value_name = "DIR", default_value = "out")]
         dir: PathBuf,
     },
+    /// Collect a new export and supply feed from OpenRouter and Hugging Face into DIR
+    /// (export.json, supply.json), written only after they pass the same gate as `check`.
+    /// Needs OPENROUTER_API_KEY in the environment; HF_TOKEN is optional.
+    Collect(CollectArgs),
     /// Print the repository's netlify.toml (publish directory, build command, headers).
     NetlifyToml,
 }
@@ -52,6 +56,39 @@ pub struct ServeArgs {
     /// Worker threads answering requests.
     #[arg(long, value_name = "N", default_value_t = crate::serve::DEFAULT_WORKERS)]
     pub workers: usize,
+}
+
+/// `collect` arguments.
+#[derive(Debug, Args)]
+pub struct CollectArgs {
+    /// Directory receiving export.json and supply.json (created when missing).
+    #[arg(long, value_name = "DIR", default_value = "collected")]
+    pub out: PathBuf,
+    /// An accepted export whose days and facts are carried forward (e.g. the live /api/export).
+    #[arg(long, value_name = "PATH")]
+    pub previous_export: Option<PathBuf>,
+    /// An accepted supply feed whose collections are carried forward (e.g. the live /api/supply).
+    #[arg(long, value_name = "PATH")]
+    pub previous_supply: Option<PathBuf>,
+    /// Rankings days requested, ending yesterday (UTC).
+    #[arg(long, value_name = "N", default_value_t = crate::collect::DEFAULT_DAYS,
+          value_parser = clap::value_parser!(u32).range(1..=366))]
+    pub days: u32,
+    /// The run's clock (RFC 3339); defaults to now.
+    #[arg(long, value_name = "RFC3339")]
+    pub now: Option<String>,
+    /// OpenRouter's base URL.
+    #[arg(long, value_name = "URL", default_value = "https://openrouter.ai")]
+    pub openrouter_url: String,
+    /// Hugging Face's base URL.
+    #[arg(long, value_name = "URL", default_value = "https://huggingface.co")]
+    pub huggingface_url: String,
+    /// The collection policy (model-demand.policy.v1).
+    #[arg(long, value_name = "PATH", default_value = crate::collect::policy::DEFAULT_POLICY)]
+    pub policy: PathBuf,
+    /// Cache of immutable Hugging Face files, keyed by repository and commit.
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
 }
 
 /// `build` arguments.

@@ -71,6 +71,9 @@ pub enum Error {
         /// What is there.
         why: String,
     },
+    /// `collect` could not collect the demand; nothing was written.
+    #[error("{0}")]
+    Collect(String),
     /// A built site is not what its manifest or the design says.
     #[error("site check failed with {} difference(s)", .0.len())]
     Verify(Vec<String>),

@@ -5,6 +5,7 @@
 //! [`render`] → site → CDN rules; the preview server reads the written site.
 
 pub mod cli;
+pub mod collect;
 pub mod contract;
 pub mod decimal;
 pub mod docs;

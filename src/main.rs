@@ -88,6 +88,26 @@ fn run(cli: Cli) -> Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
+        Command::Collect(args) => {
+            let now = match &args.now {
+                Some(text) => model_demand::parse_now(text)?,
+                None => OffsetDateTime::now_utc(),
+            };
+            let options = model_demand::collect::CollectOptions {
+                previous_export: args.previous_export,
+                previous_supply: args.previous_supply,
+                days: args.days,
+                openrouter_url: args.openrouter_url,
+                huggingface_url: args.huggingface_url,
+                policy: args.policy,
+                cache: args.cache,
+                progress: true,
+                ..model_demand::collect::CollectOptions::from_env(&args.out, now)
+            };
+            let report = model_demand::collect::collect(&options)?;
+            println!("{}", report.summary(&args.out));
+            Ok(ExitCode::SUCCESS)
+        }
         Command::NetlifyToml => {
             print!("{}", model_demand::netlify::netlify_toml());
             Ok(ExitCode::SUCCESS)

@@ -2,6 +2,10 @@
 
 #![allow(dead_code)]
 
+pub mod hf;
+pub mod sources;
+pub mod standin;
+
 use std::path::{Path, PathBuf};
 
 use model_demand::records::Catalog;

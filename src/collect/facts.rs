@@ -1,0 +1,303 @@
+//! The twelve model facts of one release, from its pinned Hugging Face evidence (DESIGN §10):
+//! which evidence each fact needs, and which state and reason it gets when there is none.
+
+use crate::export::{Availability, Fact, FACTS};
+
+use super::config::{self, Outcome};
+use super::huggingface::{self, blob_url, tree_url, Hub, HubError, RepoInfo};
+use super::policy::Policy;
+use super::safetensors;
+
+/// Indices into [`FACTS`], in its order.
+const TOTAL: usize = 0;
+const ACTIVE: usize = 1;
+const ARCHITECTURE: usize = 2;
+const BASE_BYTES: usize = 3;
+const BF16_BYTES: usize = 4;
+const QUANT_BYTES: usize = 5;
+const QUANT_FORMAT: usize = 6;
+const QUANT_BITS: usize = 7;
+const ATTENTION_PER_TOKEN: usize = 8;
+const FULL_SEQUENCE: usize = 9;
+const RECURRENT: usize = 10;
+const SEQUENCE_LENGTH: usize = 11;
+/// The size facts.
+const SIZE_FACTS: [usize; 4] = [TOTAL, ACTIVE, BASE_BYTES, BF16_BYTES];
+
+/// The same state and reason on all twelve facts.
+pub fn all(state: Availability, reason: &str) -> Vec<Fact> {
+    (0..FACTS.len()).map(|_| missing(state, reason)).collect()
+}
+
+fn missing(state: Availability, reason: &str) -> Fact {
+    Fact {
+        value: None,
+        state,
+        reason: Some(reason.to_string()),
+        source_url: None,
+    }
+}
+
+fn available(value: String, source_url: String) -> Fact {
+    Fact {
+        value: Some(value),
+        state: Availability::Available,
+        reason: None,
+        source_url: Some(source_url),
+    }
+}
+
+/// What the facts of a release came to: computed, or evidence that could not be had.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Evidence {
+    /// The twelve facts.
+    Facts(Vec<Fact>),
+    /// A 5xx or timeout after retries: carry the previous export's facts when it has them.
+    Unavailable,
+}
+
+/// Facts of a model without a Hugging Face repository: closed when the policy says so.
+pub fn without_repository(model_id: &str, policy: &Policy) -> Vec<Fact> {
+    if policy.closed(model_id).is_some() {
+        all(Availability::NotAvailable, "closed_weights")
+    } else {
+        all(Availability::NotAvailable, "weights_access_unknown")
+    }
+}
+
+/// Turns a hub failure into facts: denied is `open_checkpoint_unavailable` on all twelve, an
+/// unavailable source is carried over by the caller.
+fn failed(error: &HubError) -> Evidence {
+    match error {
+        HubError::Denied(_) | HubError::Broken(_) => Evidence::Facts(all(
+            Availability::Unavailable,
+            "open_checkpoint_unavailable",
+        )),
+        HubError::Unavailable(_) => Evidence::Unavailable,
+    }
+}
+
+/// Computes the twelve facts of the repository `repo`.
+pub fn from_repository(hub: &Hub<'_>, repo: &str) -> Evidence {
+    let info = match hub.info(repo) {
+        Ok(info) => info,
+        Err(e) => return failed(&e),
+    };
+    let config_bytes = match hub.file(&info, "config.json") {
+        Ok(bytes) => bytes,
+        Err(e) => return failed(&e),
+    };
+    let mut facts = all(Availability::Unavailable, "size_calculation_failed");
+    let config = match config::parse_config(&config_bytes) {
+        Ok(config) => config,
+        Err(_) => {
+            // A config that is not JSON gives no config facts; sizes may still be counted.
+            for i in [
+                ARCHITECTURE,
+                ATTENTION_PER_TOKEN,
+                FULL_SEQUENCE,
+                RECURRENT,
+                SEQUENCE_LENGTH,
+            ] {
+                facts[i] = missing(Availability::Unavailable, "config_not_json");
+            }
+            serde_json::Value::Null
+        }
+    };
+    if config.is_object() {
+        let computed = config::config_facts(&config);
+        let config_url = blob_url(&info, "config.json");
+        for (i, outcome) in [
+            (ARCHITECTURE, &computed.architecture_type),
+            (ATTENTION_PER_TOKEN, &computed.attention_bytes_per_token),
+            (FULL_SEQUENCE, &computed.full_sequence_attention_bytes),
+            (RECURRENT, &computed.recurrent_state_bytes),
+            (SEQUENCE_LENGTH, &computed.calculation_sequence_length),
+        ] {
+            facts[i] = match outcome {
+                Outcome::Value(v) => available(v.clone(), config_url.clone()),
+                Outcome::NotFound(reason) => missing(Availability::NotFoundUnderPolicy, reason),
+            };
+        }
+        match size_facts(
+            hub,
+            &info,
+            &config,
+            computed.experts,
+            computed.experts_per_token,
+        ) {
+            Ok(sizes) => {
+                for (i, fact) in sizes {
+                    facts[i] = fact;
+                }
+            }
+            Err(e) => return failed(&e),
+        }
+    }
+    match smallest_quantization(hub, &info, &config) {
+        Ok(quant) => {
+            for (i, fact) in quant {
+                facts[i] = fact;
+            }
+        }
+        Err(HubError::Unavailable(_)) => {
+            for i in [QUANT_BYTES, QUANT_FORMAT, QUANT_BITS] {
+                facts[i] = missing(Availability::Unavailable, "quantized_search_failed");
+            }
+        }
+        Err(e) => return failed(&e),
+    }
+    Evidence::Facts(facts)
+}
+
+/// The four size facts; a header that cannot be read at all is an error for the caller, a
+/// header that is not of the format is `size_calculation_failed`.
+fn size_facts(
+    hub: &Hub<'_>,
+    info: &RepoInfo,
+    config: &serde_json::Value,
+    experts: Option<u64>,
+    experts_per_token: Option<u64>,
+) -> Result<Vec<(usize, Fact)>, HubError> {
+    let Some((evidence, files)) =
+        huggingface::checkpoint_files(info, || hub.file(info, huggingface::INDEX_FILE))?
+    else {
+        return Ok(SIZE_FACTS
+            .iter()
+            .map(|&i| {
+                (
+                    i,
+                    missing(
+                        Availability::NotFoundUnderPolicy,
+                        "no_safetensors_checkpoint",
+                    ),
+                )
+            })
+            .collect());
+    };
+    let failed_sizes = || {
+        SIZE_FACTS
+            .iter()
+            .map(|&i| {
+                (
+                    i,
+                    missing(Availability::Unavailable, "size_calculation_failed"),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut tensors = Vec::new();
+    for file in &files {
+        match hub.header(info, file) {
+            Ok(found) => tensors.extend(found),
+            Err(HubError::Broken(_)) => return Ok(failed_sizes()),
+            Err(e) => return Err(e),
+        }
+    }
+    let Ok(count) = safetensors::count_parameters(&tensors, config::qweight_bits(config)) else {
+        return Ok(failed_sizes());
+    };
+    if count.total == 0 {
+        return Ok(failed_sizes());
+    }
+    let index_url = blob_url(info, &evidence);
+    let mut out = vec![
+        (TOTAL, available(count.total.to_string(), index_url.clone())),
+        (
+            BF16_BYTES,
+            available((count.total * 2).to_string(), index_url.clone()),
+        ),
+    ];
+    out.push((
+        ACTIVE,
+        match safetensors::active_parameters(count, experts, experts_per_token) {
+            Some(active) => available(active.to_string(), index_url),
+            None => missing(Availability::Unavailable, "size_calculation_failed"),
+        },
+    ));
+    out.push((
+        BASE_BYTES,
+        match checkpoint_bytes(info, &files) {
+            Some(bytes) => available(bytes.to_string(), tree_url(info)),
+            None => missing(Availability::Unavailable, "size_calculation_failed"),
+        },
+    ));
+    Ok(out)
+}
+
+/// The sum of the listed sizes of the checkpoint's files; `None` when one is not listed.
+fn checkpoint_bytes(info: &RepoInfo, files: &[String]) -> Option<u128> {
+    files.iter().try_fold(0u128, |sum, file| {
+        let size = info
+            .siblings
+            .iter()
+            .find(|s| &s.rfilename == file)?
+            .bytes()?;
+        Some(sum + u128::from(size))
+    })
+}
+
+/// One quantized candidate: (checkpoint bytes, repository ID, format, bits, tree URL).
+type Candidate = (u128, String, String, u32, String);
+
+/// The smallest official quantization: the base checkpoint itself when it is quantized, and
+/// each same-author child whose config has a `quantization_config` (DESIGN §10).
+fn smallest_quantization(
+    hub: &Hub<'_>,
+    info: &RepoInfo,
+    config: &serde_json::Value,
+) -> Result<Vec<(usize, Fact)>, HubError> {
+    let mut candidates: Vec<Candidate> = Vec::new();
+    if let Some(candidate) = candidate(hub, info, config) {
+        candidates.push(candidate);
+    }
+    for child in hub.quantized_children(&info.id)? {
+        // A child whose requests fail is skipped, as DESIGN says.
+        let Ok(child_info) = hub.info(&child) else {
+            continue;
+        };
+        let Ok(bytes) = hub.file(&child_info, "config.json") else {
+            continue;
+        };
+        let Ok(child_config) = config::parse_config(&bytes) else {
+            continue;
+        };
+        if let Some(candidate) = candidate(hub, &child_info, &child_config) {
+            candidates.push(candidate);
+        }
+    }
+    candidates.sort();
+    let facts = match candidates.first() {
+        Some((bytes, _, format, bits, url)) => vec![
+            (QUANT_BYTES, available(bytes.to_string(), url.clone())),
+            (QUANT_FORMAT, available(format.clone(), url.clone())),
+            (QUANT_BITS, available(bits.to_string(), url.clone())),
+        ],
+        None => [QUANT_BYTES, QUANT_FORMAT, QUANT_BITS]
+            .iter()
+            .map(|&i| {
+                (
+                    i,
+                    missing(
+                        Availability::NotFoundUnderPolicy,
+                        "no_official_quantized_checkpoint",
+                    ),
+                )
+            })
+            .collect(),
+    };
+    Ok(facts)
+}
+
+/// A repository as a quantized candidate: quantized by a known method, with a safetensors
+/// checkpoint whose files all have listed sizes.
+fn candidate(hub: &Hub<'_>, info: &RepoInfo, config: &serde_json::Value) -> Option<Candidate> {
+    let (format, bits) = config::quantization(config)?;
+    if !crate::validate::is_name_token(&format) {
+        return None;
+    }
+    let (_, files) =
+        huggingface::checkpoint_files(info, || hub.file(info, huggingface::INDEX_FILE)).ok()??;
+    let bytes = checkpoint_bytes(info, &files)?;
+    Some((bytes, info.id.clone(), format, bits, tree_url(info)))
+}

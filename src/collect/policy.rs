@@ -1,0 +1,198 @@
+//! The collection policy (`data/policy.json`, `model-demand.policy.v1`): what a person reviewed
+//! and versioned with the code. It passes a gate like any input: every problem with its path.
+
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::json::{index_path, Problems, Raw};
+use crate::validate::{self, Timestamp};
+
+/// The policy's schema version.
+pub const POLICY_SCHEMA_VERSION: &str = "model-demand.policy.v1";
+/// Where the policy lives unless `--policy` says otherwise.
+pub const DEFAULT_POLICY: &str = "data/policy.json";
+/// The most hours an export may call itself fresh (a year); more is surely a typo.
+const MAX_FRESH_FOR_HOURS: u128 = 8784;
+
+/// An accepted policy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Policy {
+    /// When a person last reviewed the demand source's terms; published as `checked_at`.
+    pub terms_checked_at: Timestamp,
+    /// Hours after the evaluation cutoff the export stays fresh.
+    pub fresh_for_hours: u32,
+    /// Model-ID prefixes an official page declares closed (no public weights).
+    pub closed_weights: Vec<ClosedWeights>,
+}
+
+/// One closed-weights declaration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClosedWeights {
+    /// Model-ID prefix it covers (for example `openai/gpt-4o`).
+    pub prefix: String,
+    /// The official page that says so.
+    pub source_url: String,
+}
+
+impl Policy {
+    /// The declaration covering `model_id`, if any (the longest matching prefix).
+    pub fn closed(&self, model_id: &str) -> Option<&ClosedWeights> {
+        self.closed_weights
+            .iter()
+            .filter(|c| model_id.starts_with(&c.prefix))
+            .max_by_key(|c| c.prefix.len())
+    }
+}
+
+/// Reads and checks a policy file.
+pub fn load(path: &Path) -> Result<Policy> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
+    let raw = crate::json::parse(&bytes, path)?;
+    validate_policy(&raw).map_err(|problems| Error::Refused(vec![(path.to_path_buf(), problems)]))
+}
+
+/// Validates a raw policy tree.
+pub fn validate_policy(raw: &Raw) -> Result<Policy, Vec<crate::error::Problem>> {
+    let mut problems = Problems::default();
+    let members = [
+        "policy_schema_version",
+        "terms_checked_at",
+        "fresh_for_hours",
+        "closed_weights",
+    ];
+    let Some(obj) = problems.object("$", raw, &members) else {
+        return Err(problems.into_vec());
+    };
+    if let Some(v) = obj.required(&mut problems, "policy_schema_version") {
+        validate::constant(
+            &mut problems,
+            &obj.at("policy_schema_version"),
+            v,
+            POLICY_SCHEMA_VERSION,
+        );
+    }
+    let terms_checked_at = obj
+        .required(&mut problems, "terms_checked_at")
+        .and_then(|v| validate::timestamp(&mut problems, &obj.at("terms_checked_at"), v));
+    let fresh_for_hours = obj.required(&mut problems, "fresh_for_hours").and_then(|v| {
+        let path = obj.at("fresh_for_hours");
+        match v {
+            Raw::Number(n) => match n.as_u64() {
+                Some(h) if (1..=MAX_FRESH_FOR_HOURS as u64).contains(&h) => u32::try_from(h).ok(),
+                _ => {
+                    problems.add(
+                        path,
+                        format!(
+                            "must be a whole number of hours from 1 to {MAX_FRESH_FOR_HOURS}, got {}",
+                            v.describe()
+                        ),
+                    );
+                    None
+                }
+            },
+            other => {
+                problems.add(path, format!("must be a number, got {}", other.describe()));
+                None
+            }
+        }
+    });
+    let mut closed_weights = Vec::new();
+    if let Some(list) = obj
+        .required(&mut problems, "closed_weights")
+        .and_then(|v| problems.array(&obj.at("closed_weights"), v))
+    {
+        for (i, item) in list.iter().enumerate() {
+            let path = index_path(&obj.at("closed_weights"), i);
+            let Some(entry) = problems.object(&path, item, &["prefix", "source_url"]) else {
+                continue;
+            };
+            let prefix = entry
+                .required(&mut problems, "prefix")
+                .and_then(|v| validate::model_id(&mut problems, &entry.at("prefix"), v));
+            let url = entry
+                .required(&mut problems, "source_url")
+                .and_then(|v| problems.string(&entry.at("source_url"), v));
+            let url = match url {
+                Some(u) if validate::is_https_url(u) => Some(u.to_string()),
+                Some(u) => {
+                    problems.add(
+                        entry.at("source_url"),
+                        format!("must be an absolute https URL of the official page, got {u:?}"),
+                    );
+                    None
+                }
+                None => None,
+            };
+            if let (Some(prefix), Some(source_url)) = (prefix, url) {
+                closed_weights.push(ClosedWeights { prefix, source_url });
+            }
+        }
+    }
+    match (terms_checked_at, fresh_for_hours) {
+        (Some(terms_checked_at), Some(fresh_for_hours)) if problems.is_empty() => Ok(Policy {
+            terms_checked_at,
+            fresh_for_hours,
+            closed_weights,
+        }),
+        _ => Err(problems.into_vec()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(text: &str) -> Result<Policy, Vec<String>> {
+        let raw = crate::json::parse(text.as_bytes(), Path::new("policy.json")).expect("JSON");
+        validate_policy(&raw).map_err(|ps| ps.iter().map(|p| p.to_string()).collect())
+    }
+
+    #[test]
+    fn the_shipped_policy_is_accepted() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(DEFAULT_POLICY);
+        let policy = load(&path).expect("data/policy.json is accepted");
+        assert!(policy.fresh_for_hours >= 24);
+    }
+
+    #[test]
+    fn every_problem_is_named_with_its_path() {
+        let problems = check(
+            r#"{"policy_schema_version":"v0","terms_checked_at":"2026-11-23",
+                "fresh_for_hours":0,"closed_weights":[{"prefix":"Bad","source_url":"http://x"},{"extra":1}],
+                "more":true}"#,
+        )
+        .expect_err("refused");
+        let paths: Vec<&str> = problems
+            .iter()
+            .map(|p| p.split(':').next().unwrap_or(""))
+            .collect();
+        for expected in [
+            "$.more",
+            "$.policy_schema_version",
+            "$.terms_checked_at",
+            "$.fresh_for_hours",
+            "$.closed_weights[0].prefix",
+            "$.closed_weights[0].source_url",
+            "$.closed_weights[1].extra",
+            "$.closed_weights[1].prefix",
+        ] {
+            assert!(paths.contains(&expected), "{expected} in {problems:?}");
+        }
+    }
+
+    #[test]
+    fn the_longest_prefix_wins() {
+        let policy = check(
+            r#"{"policy_schema_version":"model-demand.policy.v1","terms_checked_at":"2026-11-23T10:00:00Z",
+                "fresh_for_hours":32,"closed_weights":[
+                  {"prefix":"acme/","source_url":"https://acme.example/a"},
+                  {"prefix":"acme/pro","source_url":"https://acme.example/b"}]}"#,
+        )
+        .expect("accepted");
+        assert_eq!(
+            policy.closed("acme/pro-2").map(|c| c.source_url.as_str()),
+            Some("https://acme.example/b")
+        );
+        assert!(policy.closed("other/x").is_none());
+    }
+}
