@@ -357,11 +357,13 @@ fn fetch_rankings(
     })?;
     match answer.status {
         200..=299 => {}
-        401 | 403 => return Err(collect_error(format!(
+        401 | 403 => {
+            return Err(collect_error(format!(
             "rankings-daily refused the key ({}): check that {OPENROUTER_KEY_VAR} holds a valid \
                  OpenRouter API key; nothing was written",
             answer.status
-        ))),
+        )))
+        }
         status => {
             return Err(collect_error(format!(
                 "rankings-daily answered {status} ({}); nothing was written",

@@ -1,0 +1,564 @@
+//! `collect`'s model facts against a local stand-in for Hugging Face serving fixture
+//! repositories built around six real configurations (`tests/common/hf.rs`): the twelve facts,
+//! their evidence URLs, every failure as a reason, Range-only header reads and the cache.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use common::hf::{self, FixtureRepo};
+use common::sources;
+use common::standin::{Reply, StandIn};
+use model_demand::collect::{self, CollectOptions, CollectReport};
+use serde_json::{json, Value};
+
+/// The demand model ID each fixture repository is listed under.
+fn model_id(repo: &FixtureRepo) -> String {
+    repo.id.to_lowercase()
+}
+
+/// Serves a repository: its info, its files at the commit (Range-capable), and an empty
+/// quantized-children search unless `children` are given.
+fn serve_repo(standin: &StandIn, repo: &FixtureRepo, children: &[&str]) {
+    standin.route(
+        &format!("/api/models/{}?blobs=true", repo.id),
+        vec![Reply::json(repo.info_json())],
+    );
+    for (path, bytes) in &repo.files {
+        standin.route(
+            &format!("/{}/resolve/{}/{path}", repo.id, repo.sha),
+            vec![Reply::File(bytes.clone())],
+        );
+    }
+    let author = repo.id.split('/').next().expect("author");
+    let listed: Vec<Value> = children
+        .iter()
+        .map(|c| json!({"id": c, "modelId": c}))
+        .collect();
+    standin.route(
+        &format!(
+            "/api/models?author={author}&filter=base_model:quantized:{}&limit=100",
+            repo.id
+        ),
+        vec![Reply::json(serde_json::to_vec(&listed).expect("json"))],
+    );
+}
+
+/// Scripts OpenRouter with one model per repository, each on every day of the window.
+fn script(standin: &StandIn, repos: &[FixtureRepo]) {
+    let mut rows = Vec::new();
+    for day in 0..40 {
+        for (i, repo) in repos.iter().enumerate() {
+            rows.push((sources::date(day), model_id(repo), 1_000_000 + i as u128));
+        }
+        rows.push((sources::date(day), "other".to_string(), 1));
+    }
+    standin.route(
+        &sources::rankings_target(),
+        vec![Reply::json(sources::rankings_body(
+            &rows,
+            "2026-11-21T02:00:00Z",
+        ))],
+    );
+    let data: Vec<Value> = repos
+        .iter()
+        .map(|r| json!({"id": model_id(r), "canonical_slug": model_id(r), "hugging_face_id": r.id}))
+        .collect();
+    standin.route(
+        sources::CATALOG_TARGET,
+        vec![Reply::json(
+            serde_json::to_vec(&json!({"data": data})).expect("json"),
+        )],
+    );
+    for repo in repos {
+        standin.route(
+            &sources::endpoints_target(&model_id(repo)),
+            vec![Reply::json(sources::endpoints_body(
+                &model_id(repo),
+                vec![],
+            ))],
+        );
+    }
+}
+
+fn run(standin: &StandIn, out: &Path, cache: Option<&Path>) -> CollectReport {
+    let options = CollectOptions {
+        cache: cache.map(Path::to_path_buf),
+        ..sources::options(standin, out)
+    };
+    collect::collect(&options).expect("collects")
+}
+
+/// The facts of every model of a written export, by model ID then fact name.
+fn facts(out: &Path) -> BTreeMap<String, Value> {
+    let export: Value =
+        serde_json::from_slice(&std::fs::read(out.join("export.json")).expect("written"))
+            .expect("JSON");
+    export["models"]
+        .as_array()
+        .expect("models")
+        .iter()
+        .map(|m| {
+            (
+                m["model_id"].as_str().expect("id").to_string(),
+                m["facts"].clone(),
+            )
+        })
+        .collect()
+}
+
+fn value(facts: &Value, name: &str) -> Option<String> {
+    facts[name]["value"].as_str().map(str::to_string)
+}
+
+#[test]
+fn the_twelve_facts_of_six_real_configurations() {
+    let repos: Vec<FixtureRepo> = hf::REPOS.iter().map(|f| hf::repo(f)).collect();
+    let standin = StandIn::start();
+    script(&standin, &repos);
+    for repo in &repos {
+        serve_repo(&standin, repo, &[]);
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    let report = run(&standin, &out, None);
+    model_demand::load(&out.join("export.json"), Some(&out.join("supply.json")))
+        .expect("check accepts the export with computed facts");
+    assert_eq!(report.models_with_evidence, 6);
+    let all = facts(&out);
+
+    // Published 16-bit cache figures (shared/sources/README.md), bytes per token, and the
+    // recurrent state of Qwen3-Next's 36 linear-attention layers.
+    let cache: [(&str, &str, &str); 6] = [
+        ("meta-llama__Meta-Llama-3.1-8B", "131072", "0"),
+        ("meta-llama__Llama-3.3-70B-Instruct", "327680", "0"),
+        ("deepseek-ai__DeepSeek-V3", "70272", "0"),
+        ("Qwen__Qwen3-235B-A22B", "192512", "0"),
+        ("openai__gpt-oss-120b", "36864", "0"),
+        ("Qwen__Qwen3-Next-80B-A3B-Thinking", "24576", "39518208"),
+    ];
+    for (folder, per_token, recurrent) in cache {
+        let repo = &repos[hf::REPOS.iter().position(|f| *f == folder).expect("known")];
+        let f = &all[&model_id(repo)];
+        assert_eq!(
+            value(f, "attention_bytes_per_token").as_deref(),
+            Some(per_token),
+            "{folder}"
+        );
+        assert_eq!(
+            value(f, "recurrent_state_bytes").as_deref(),
+            Some(recurrent),
+            "{folder}"
+        );
+        let config_url = format!(
+            "https://huggingface.co/{}/blob/{}/config.json",
+            repo.id, repo.sha
+        );
+        assert_eq!(
+            f["attention_bytes_per_token"]["source_url"],
+            config_url.as_str()
+        );
+        assert_eq!(f["architecture_type"]["state"], "available");
+    }
+    // gpt-oss-120b: 18 full layers × 36,864 B/token over T = 131,072 tokens, plus its 18
+    // sliding layers holding 128 tokens each: 2 × 18 × 8 heads × 64 × 2 bytes × 128 tokens.
+    let gpt = &all["openai/gpt-oss-120b"];
+    assert_eq!(
+        value(gpt, "full_sequence_attention_bytes"),
+        Some((36_864u128 * 131_072 + 2 * 18 * 8 * 64 * 2 * 128).to_string())
+    );
+
+    for ((folder, total), (_, active)) in hf::PUBLISHED_TOTALS.iter().zip(hf::DERIVED_ACTIVE) {
+        let repo = &repos[hf::REPOS.iter().position(|f| f == folder).expect("known")];
+        let f = &all[&model_id(repo)];
+        assert_eq!(
+            value(f, "total_parameters"),
+            Some(total.to_string()),
+            "{folder}"
+        );
+        assert_eq!(
+            value(f, "active_parameters"),
+            Some(active.to_string()),
+            "{folder}"
+        );
+        assert_eq!(
+            value(f, "bf16_weights_bytes"),
+            Some((2 * total).to_string()),
+            "{folder}"
+        );
+        let index_url = format!(
+            "https://huggingface.co/{}/blob/{}/model.safetensors.index.json",
+            repo.id, repo.sha
+        );
+        assert_eq!(f["total_parameters"]["source_url"], index_url.as_str());
+        // The checkpoint is the index's root shards; other copies (original/, metal/) are not.
+        let shards: u64 = repo
+            .sizes
+            .iter()
+            .filter(|(name, _)| !name.contains('/') && name.ends_with(".safetensors"))
+            .map(|(_, size)| size)
+            .sum();
+        assert_eq!(
+            value(f, "base_checkpoint_bytes"),
+            Some(shards.to_string()),
+            "{folder}"
+        );
+        let tree = format!("https://huggingface.co/{}/tree/{}", repo.id, repo.sha);
+        assert_eq!(f["base_checkpoint_bytes"]["source_url"], tree.as_str());
+    }
+
+    // The quantized bases are their own smallest official quantization.
+    let deepseek = &all["deepseek-ai/deepseek-v3"];
+    assert_eq!(
+        value(deepseek, "smallest_quant_format").as_deref(),
+        Some("fp8")
+    );
+    assert_eq!(
+        value(deepseek, "smallest_quant_bit_width").as_deref(),
+        Some("8")
+    );
+    assert_eq!(
+        value(deepseek, "smallest_quant_checkpoint_bytes"),
+        value(deepseek, "base_checkpoint_bytes")
+    );
+    assert_eq!(
+        value(gpt, "smallest_quant_format").as_deref(),
+        Some("mxfp4")
+    );
+    assert_eq!(value(gpt, "smallest_quant_bit_width").as_deref(), Some("4"));
+    let llama = &all["meta-llama/llama-3.1-8b"];
+    assert_eq!(
+        llama["smallest_quant_format"]["state"],
+        "not_found_under_policy"
+    );
+    assert_eq!(
+        llama["smallest_quant_format"]["reason"],
+        "no_official_quantized_checkpoint"
+    );
+
+    // Headers are read with Range requests only; a header longer than the first answer
+    // (Qwen3-Next's are) is completed with a second range; no request transfers more than
+    // 200 KB unless its header alone is larger.
+    let log = standin.log();
+    let mut per_shard: BTreeMap<&str, usize> = BTreeMap::new();
+    for request in log.iter().filter(|r| r.target.ends_with(".safetensors")) {
+        let range = request
+            .range
+            .as_deref()
+            .expect("every shard read is a Range request");
+        assert!(range.starts_with("bytes="), "{range}");
+        *per_shard.entry(request.target.as_str()).or_default() += request.sent;
+    }
+    for repo in &repos {
+        for (name, bytes) in repo
+            .files
+            .iter()
+            .filter(|(n, _)| n.ends_with(".safetensors"))
+        {
+            let target = format!("/{}/resolve/{}/{name}", repo.id, repo.sha);
+            let sent = per_shard.get(target.as_str()).copied().unwrap_or(0);
+            let header = bytes.len(); // the fixture serves the 8 length bytes and the header
+            assert!(
+                sent <= 200_000 || (header > 100_001 && sent <= 100_001 + header),
+                "{target}: {sent} bytes for a {header}-byte header"
+            );
+        }
+    }
+    assert!(
+        log.iter().any(|r| r.target.contains("Qwen3-Next")
+            && r.range
+                .as_deref()
+                .is_some_and(|g| g.starts_with("bytes=8-"))),
+        "the long header was completed"
+    );
+    assert!(log
+        .iter()
+        .all(|r| r.authorization.is_none() || !r.target.contains("resolve")));
+}
+
+/// A copy of a fixture repository under another ID, with one file replaced.
+fn variant(folder: &str, id: &str, file: &str, bytes: Vec<u8>) -> FixtureRepo {
+    let mut repo = hf::repo(folder);
+    repo.id = id.to_string();
+    repo.files.insert(file.to_string(), bytes);
+    repo
+}
+
+#[test]
+fn every_failure_is_a_reason_never_a_crash_or_a_zero() {
+    let base = hf::repo("meta-llama__Meta-Llama-3.1-8B");
+    let shard = "model-00001-of-00004.safetensors";
+    let mut oversized = 25_000_001u64.to_le_bytes().to_vec();
+    oversized.extend_from_slice(b"{}");
+    let mut broken = 16u64.to_le_bytes().to_vec();
+    broken.extend_from_slice(b"{not json at all");
+    let mut unknown_layer: Value =
+        serde_json::from_slice(&base.files["config.json"]).expect("config");
+    unknown_layer["layer_types"] = json!(vec!["chunked_attention"; 32]);
+    let repos = vec![
+        variant(
+            "meta-llama__Meta-Llama-3.1-8B",
+            "org/oversized",
+            shard,
+            oversized,
+        ),
+        variant("meta-llama__Meta-Llama-3.1-8B", "org/broken", shard, broken),
+        variant(
+            "meta-llama__Meta-Llama-3.1-8B",
+            "org/layers",
+            "config.json",
+            serde_json::to_vec(&unknown_layer).expect("json"),
+        ),
+        variant(
+            "meta-llama__Meta-Llama-3.1-8B",
+            "org/gated",
+            "config.json",
+            vec![],
+        ),
+        variant(
+            "meta-llama__Meta-Llama-3.1-8B",
+            "org/gone",
+            "config.json",
+            vec![],
+        ),
+        variant(
+            "meta-llama__Meta-Llama-3.1-8B",
+            "org/flaky",
+            "config.json",
+            vec![],
+        ),
+    ];
+    let standin = StandIn::start();
+    script(&standin, &repos);
+    for repo in &repos[..3] {
+        serve_repo(&standin, repo, &[]);
+    }
+    serve_repo(&standin, &repos[3], &[]);
+    standin.route(
+        &format!("/org/gated/resolve/{}/config.json", repos[3].sha),
+        vec![Reply::error(401)],
+    );
+    standin.route("/api/models/org/gone?blobs=true", vec![Reply::error(404)]);
+    standin.route("/api/models/org/flaky?blobs=true", vec![Reply::error(503)]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    run(&standin, &out, None);
+    model_demand::load(&out.join("export.json"), Some(&out.join("supply.json"))).expect("accepted");
+    let all = facts(&out);
+    let reason = |model: &str, fact: &str| {
+        let f = &all[model][fact];
+        assert_eq!(
+            f["value"],
+            Value::Null,
+            "{model} {fact}: no value, never a zero"
+        );
+        (
+            f["state"].as_str().unwrap_or_default().to_string(),
+            f["reason"].as_str().unwrap_or_default().to_string(),
+        )
+    };
+    let size_failed = (
+        "unavailable".to_string(),
+        "size_calculation_failed".to_string(),
+    );
+    assert_eq!(reason("org/oversized", "total_parameters"), size_failed);
+    assert_eq!(reason("org/broken", "bf16_weights_bytes"), size_failed);
+    // The config facts of those repositories are still computed.
+    assert_eq!(
+        value(&all["org/oversized"], "attention_bytes_per_token").as_deref(),
+        Some("131072")
+    );
+    let layout = (
+        "not_found_under_policy".to_string(),
+        "attention_layout_not_supported".to_string(),
+    );
+    for fact in [
+        "attention_bytes_per_token",
+        "full_sequence_attention_bytes",
+        "recurrent_state_bytes",
+    ] {
+        assert_eq!(reason("org/layers", fact), layout, "{fact}");
+    }
+    let open = (
+        "unavailable".to_string(),
+        "open_checkpoint_unavailable".to_string(),
+    );
+    for model in ["org/gated", "org/gone", "org/flaky"] {
+        for fact in [
+            "total_parameters",
+            "architecture_type",
+            "smallest_quant_format",
+        ] {
+            assert_eq!(reason(model, fact), open, "{model} {fact}");
+        }
+    }
+
+    // With a previous export, a 5xx carries that model's facts unchanged; a 404 does not.
+    let again = dir.path().join("again");
+    let mut previous: Value =
+        serde_json::from_slice(&std::fs::read(out.join("export.json")).expect("read"))
+            .expect("json");
+    for model in previous["models"].as_array_mut().expect("models") {
+        if model["model_id"] == "org/flaky" || model["model_id"] == "org/gone" {
+            model["facts"]["architecture_type"] = json!({"value": "llama", "state": "available",
+                "reason": null, "source_url": "https://huggingface.co/org/x/blob/abc/config.json"});
+        }
+    }
+    let previous_path = dir.path().join("previous.json");
+    std::fs::write(&previous_path, serde_json::to_vec(&previous).expect("json")).expect("write");
+    let options = CollectOptions {
+        previous_export: Some(previous_path),
+        ..sources::options(&standin, &again)
+    };
+    collect::collect(&options).expect("collects");
+    let carried = facts(&again);
+    let previous_flaky = previous["models"]
+        .as_array()
+        .expect("models")
+        .iter()
+        .find(|m| m["model_id"] == "org/flaky")
+        .map(|m| m["facts"].clone());
+    assert_eq!(
+        Some(&carried["org/flaky"]),
+        previous_flaky.as_ref(),
+        "carried unchanged"
+    );
+    assert_eq!(
+        carried["org/gone"]["architecture_type"]["reason"],
+        "open_checkpoint_unavailable"
+    );
+}
+
+#[test]
+fn a_warm_cache_makes_no_file_requests() {
+    let repo = hf::repo("openai__gpt-oss-120b");
+    let standin = StandIn::start();
+    script(&standin, std::slice::from_ref(&repo));
+    serve_repo(&standin, &repo, &[]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = dir.path().join("cache");
+    let cold = run(&standin, &dir.path().join("a"), Some(&cache));
+    let files = |r: &CollectReport| {
+        r.requests.get("hf-file").copied().unwrap_or(0)
+            + r.requests.get("hf-range").copied().unwrap_or(0)
+    };
+    assert!(
+        files(&cold) >= 17,
+        "config, index and 15 shard headers: {:?}",
+        cold.requests
+    );
+    let warm = run(&standin, &dir.path().join("b"), Some(&cache));
+    assert_eq!(files(&warm), 0, "{:?}", warm.requests);
+    assert_eq!(
+        warm.requests.get("hf-info"),
+        Some(&1),
+        "the commit is still looked up"
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("a/export.json")).expect("a"),
+        std::fs::read(dir.path().join("b/export.json")).expect("b"),
+        "same facts from the cache"
+    );
+}
+
+#[test]
+fn a_smaller_official_quantization_of_the_same_author_wins() {
+    let base = hf::repo("meta-llama__Meta-Llama-3.1-8B");
+    let config: Value = serde_json::from_slice(&base.files["config.json"]).expect("config");
+    let child = |id: &str, quant: Value, size: u64| {
+        let mut repo = hf::repo("meta-llama__Meta-Llama-3.1-8B");
+        repo.id = id.to_string();
+        let mut c = config.clone();
+        c["quantization_config"] = quant;
+        repo.files.insert(
+            "config.json".to_string(),
+            serde_json::to_vec(&c).expect("json"),
+        );
+        for (name, s) in repo.sizes.iter_mut() {
+            if name.ends_with(".safetensors") && !name.contains('/') {
+                *s = size;
+            }
+        }
+        repo
+    };
+    let fp8 = child(
+        "meta-llama/Llama-3.1-8B-FP8",
+        json!({"quant_method": "fp8"}),
+        2_000_000_000,
+    );
+    let int4 = child(
+        "meta-llama/Llama-3.1-8B-AWQ",
+        json!({"quant_method": "awq", "bits": 4}),
+        1_000_000_000,
+    );
+    let unknown = child(
+        "meta-llama/Llama-3.1-8B-X",
+        json!({"quant_method": "mystery"}),
+        1,
+    );
+    let standin = StandIn::start();
+    script(&standin, std::slice::from_ref(&base));
+    serve_repo(
+        &standin,
+        &base,
+        &[
+            &fp8.id,
+            &int4.id,
+            &unknown.id,
+            "meta-llama/Llama-3.1-8B-Broken",
+        ],
+    );
+    for repo in [&fp8, &int4, &unknown] {
+        serve_repo(&standin, repo, &[]);
+    }
+    standin.route(
+        "/api/models/meta-llama/Llama-3.1-8B-Broken?blobs=true",
+        vec![Reply::error(500)],
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    run(&standin, &dir.path().join("out"), None);
+    let all = facts(&dir.path().join("out"));
+    let f = &all["meta-llama/llama-3.1-8b"];
+    assert_eq!(
+        value(f, "smallest_quant_checkpoint_bytes").as_deref(),
+        Some("4000000000"),
+        "4 shards × 1 GB"
+    );
+    assert_eq!(value(f, "smallest_quant_format").as_deref(), Some("awq"));
+    assert_eq!(value(f, "smallest_quant_bit_width").as_deref(), Some("4"));
+    let tree = format!("https://huggingface.co/{}/tree/{}", int4.id, int4.sha);
+    assert_eq!(f["smallest_quant_format"]["source_url"], tree.as_str());
+}
+
+#[test]
+fn without_a_repository_the_weights_access_is_unknown_or_closed_by_policy() {
+    let standin = StandIn::start();
+    sources::script_openrouter(&standin);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let policy = dir.path().join("policy.json");
+    std::fs::write(
+        &policy,
+        r#"{"policy_schema_version":"model-demand.policy.v1","terms_checked_at":"2026-11-23T13:30:00Z",
+            "fresh_for_hours":32,"closed_weights":[{"prefix":"deep/","source_url":"https://deep.example/no-weights"}]}"#,
+    )
+    .expect("write");
+    let options = CollectOptions {
+        policy,
+        ..sources::options(&standin, &dir.path().join("out"))
+    };
+    collect::collect(&options).expect("collects");
+    let all = facts(&dir.path().join("out"));
+    assert_eq!(
+        all["deep/think-v1:thinking"]["bf16_weights_bytes"]["reason"],
+        "closed_weights"
+    );
+    assert_eq!(
+        all["deep/think-v1:thinking"]["bf16_weights_bytes"]["state"],
+        "not_available"
+    );
+    assert_eq!(
+        all["open/beta-7b"]["bf16_weights_bytes"]["reason"],
+        "weights_access_unknown"
+    );
+}
