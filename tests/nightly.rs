@@ -132,3 +132,120 @@ fn prepare_publishes_new_then_last_then_nothing_and_smoke_passes() {
     );
     assert!(empty.join("api/v1/about").exists() && !empty.join("api/export").exists());
 }
+
+/// Runs prepare.sh with a key, collecting from a stand-in; `site_url` is production.
+fn prepare_collecting(
+    work: &Path,
+    out: &Path,
+    standin: &common::standin::StandIn,
+    site_url: Option<&str>,
+) -> Output {
+    let mut cmd = Command::new("bash");
+    cmd.arg(common::crate_path("scripts/nightly/prepare.sh"))
+        .env("BIN", env!("CARGO_BIN_EXE_model-demand"))
+        .env("OUT", out)
+        .env("WORK", work)
+        .env("OPENROUTER_API_KEY", common::sources::KEY)
+        .env_remove("HF_TOKEN")
+        .env("CACHE_DIR", work.join("cache"))
+        .env(
+            "COLLECT_ARGS",
+            format!(
+                "--now {} --days {} --openrouter-url {} --huggingface-url {} --policy {}",
+                common::sources::NOW,
+                common::sources::DAYS,
+                standin.base,
+                standin.base,
+                common::crate_path("data/policy.json").display()
+            ),
+        )
+        .env("EXPORT_URL", "file:///nonexistent/export.json")
+        .env("BASE_URL", "https://model-demand.example")
+        .env_remove("SUPPLY_URL")
+        .env_remove("SITE_URL")
+        .env_remove("DOCS_URL")
+        .env_remove("GITHUB_OUTPUT");
+    if let Some(url) = site_url {
+        cmd.env("SITE_URL", url);
+    }
+    cmd.output().expect("bash runs")
+}
+
+#[test]
+fn prepare_collects_first_and_falls_back_when_collecting_fails() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let standin = common::standin::StandIn::start();
+    common::sources::script_openrouter(&standin);
+
+    // 1. Collecting works: the collected pair is what the site publishes.
+    let live = tmp.path().join("live");
+    let work = tmp.path().join("w1");
+    let run = prepare_collecting(&work, &live, &standin, None);
+    assert!(run.status.success(), "{}", text(&run));
+    assert!(
+        text(&run).contains("collected a new export"),
+        "{}",
+        text(&run)
+    );
+    assert!(text(&run).contains("publishing mode=new"), "{}", text(&run));
+    assert!(!text(&run).contains(common::sources::KEY), "key printed");
+    for (site, collected) in [("api/export", "export.json"), ("api/supply", "supply.json")] {
+        assert_eq!(
+            std::fs::read(live.join(site)).expect("published"),
+            std::fs::read(work.join("collected").join(collected)).expect("collected"),
+            "{site}"
+        );
+    }
+
+    // Serve it as production.
+    let running = serve::start(
+        &live,
+        "127.0.0.1:0".parse().expect("addr"),
+        ServeOptions {
+            workers: 2,
+            io_timeout: Duration::from_secs(5),
+        },
+    )
+    .expect("serves");
+    let site_url = format!("http://{}", running.addr);
+    std::thread::spawn(move || running.wait());
+
+    // 2. The next run passes the live feeds as previous files: the supply history grows.
+    standin.clear_log();
+    let next = tmp.path().join("next");
+    let work2 = tmp.path().join("w2");
+    let run = prepare_collecting(&work2, &next, &standin, Some(&site_url));
+    assert!(run.status.success(), "{}", text(&run));
+    let supply: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(work2.join("collected/supply.json")).expect("read"))
+            .expect("json");
+    assert_eq!(
+        supply["collections"].as_array().map(Vec::len),
+        Some(1),
+        "a collection at the same instant replaces the live one"
+    );
+    assert!(
+        work2.join("live-supply.json").exists(),
+        "the live feed was fetched"
+    );
+
+    // 3. The source refuses the key: the live export is rebuilt, as before collect existed.
+    standin.route(
+        &common::sources::rankings_target(),
+        vec![common::standin::Reply::error(401)],
+    );
+    let fallback = tmp.path().join("fallback");
+    let run = prepare_collecting(&tmp.path().join("w3"), &fallback, &standin, Some(&site_url));
+    assert!(run.status.success(), "{}", text(&run));
+    assert!(text(&run).contains("collecting failed"), "{}", text(&run));
+    assert!(
+        text(&run).contains("publishing mode=last"),
+        "{}",
+        text(&run)
+    );
+    assert!(!text(&run).contains(common::sources::KEY), "key printed");
+    assert_eq!(
+        std::fs::read(fallback.join("api/export")).expect("rebuilt"),
+        std::fs::read(live.join("api/export")).expect("live")
+    );
+}
