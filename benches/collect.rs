@@ -6,7 +6,6 @@
 //!
 //! Run: `cargo bench --bench collect`.
 
-#[allow(dead_code)]
 #[path = "../tests/common/mod.rs"]
 mod common;
 
