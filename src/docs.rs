@@ -322,8 +322,57 @@ fn examples(catalog: Option<&Catalog>) -> String {
         .join("\n")
 }
 
+/// Every served model's twelve facts, in ranked order, each value linked to the evidence its
+/// `source_url` pins; an unknown fact shows its state and reason.
+fn model_facts(catalog: &Catalog) -> String {
+    let mut out = String::new();
+    for index in query::sorted_indices(catalog, SortKey::Tokens30d, Order::Desc) {
+        let record = &catalog.records[index];
+        let known = record.facts.0.iter().filter(|f| f.value.is_some()).count();
+        let _ = write!(
+            out,
+            "<details data-model=\"{id}\"><summary><code>{id}</code> ({known} of {} facts known)</summary><dl>",
+            record.facts.0.len(),
+            id = escape(&record.model_id)
+        );
+        for (spec, fact) in crate::export::FACTS.iter().zip(&record.facts.0) {
+            let _ = write!(out, "<dt>{}</dt>", spec.name);
+            match (&fact.value, &fact.source_url) {
+                (Some(value), Some(url)) => {
+                    let shown = match spec.kind {
+                        crate::export::FactKind::Name => escape(value),
+                        _ => human_count(value, ""),
+                    };
+                    let _ = write!(
+                        out,
+                        "<dd data-fact=\"{}\" data-value=\"{}\"><a href=\"{}\" title=\"evidence: {}\">{shown}</a> {}</dd>",
+                        spec.name,
+                        escape(value),
+                        escape(url),
+                        escape(url),
+                        spec.unit.replace('_', " ")
+                    );
+                }
+                _ => {
+                    let _ = write!(
+                        out,
+                        "<dd data-fact=\"{}\" class=\"unknown\">unknown: {} ({})</dd>",
+                        spec.name,
+                        fact.state.replace('_', " "),
+                        escape(fact.reason.as_deref().unwrap_or(""))
+                    );
+                }
+            }
+        }
+        out.push_str("</dl></details>\n");
+    }
+    out
+}
+
 /// The docs page of a build; `None` for a site without accepted data.
 pub fn page(catalog: Option<&Catalog>) -> String {
+    let facts_html =
+        catalog.map_or_else(|| "<p>No data in this build.</p>".to_string(), model_facts);
     let (status_html, caption, table_html, attribution) = match catalog {
         Some(c) => (
             status(c),
@@ -342,6 +391,7 @@ pub fn page(catalog: Option<&Catalog>) -> String {
         .replace("{{status}}", &status_html)
         .replace("{{table_caption}}", &escape(&caption))
         .replace("{{table}}", &table_html)
+        .replace("{{model_facts}}", &facts_html)
         .replace("{{parameters}}", &parameters())
         .replace("{{examples}}", &examples(catalog))
         .replace("{{base}}", "")

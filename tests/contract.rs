@@ -209,3 +209,47 @@ fn every_body_of_a_built_site_validates_against_the_openapi_document() {
     );
     assert!(String::from_utf8_lossy(&output.stdout).contains("latest_rank/asc/3/1.json"));
 }
+
+#[test]
+fn the_fact_descriptions_say_how_each_fact_is_computed() {
+    let about = contract::about("https://example.test/", None, false);
+    let openapi: Value =
+        serde_json::from_slice(&contract::openapi_json("https://example.test/")).expect("json");
+    let openapi_text = openapi.to_string();
+    let described = |path: &str| {
+        about["field_definitions"]
+            .as_array()
+            .expect("fields")
+            .iter()
+            .find(|f| f["path"] == path)
+            .and_then(|f| f["description"].as_str())
+            .unwrap_or_else(|| panic!("{path} defined"))
+            .to_string()
+    };
+    for (path, says) in [
+        ("models[].facts.attention_bytes_per_token", "16-bit"),
+        (
+            "models[].facts.full_sequence_attention_bytes",
+            "sliding-window",
+        ),
+        ("models[].facts.recurrent_state_bytes", "16-bit"),
+        (
+            "models[].facts.total_parameters",
+            "model.safetensors.index.json",
+        ),
+        ("models[].facts.total_parameters", "(MTP) layers count"),
+        (
+            "models[].facts.active_parameters",
+            "shared experts always active",
+        ),
+        (
+            "models[].facts.smallest_quant_checkpoint_bytes",
+            "same author",
+        ),
+    ] {
+        let text = described(path);
+        assert!(text.contains(says), "{path}: {text}");
+        // The OpenAPI schemas carry the same words (one table drives both).
+        assert!(openapi_text.contains(says), "OpenAPI lacks {says:?}");
+    }
+}

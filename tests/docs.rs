@@ -107,3 +107,56 @@ fn the_no_data_page_says_so() {
     assert!(html.contains("No accepted data") && html.contains("503 data_unavailable"));
     assert!(!html.contains("{{"));
 }
+
+#[test]
+fn every_fact_is_shown_with_a_link_to_its_evidence_or_its_reason() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    common::build_small(&out);
+    let html = std::fs::read_to_string(out.join("docs/index.html")).expect("docs page");
+    // Expected values straight from the input export, not from the records.
+    let export: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(common::crate_path("tests/fixtures/small/export.json")).expect("fixture"),
+    )
+    .expect("json");
+    let (_, catalog) = common::small();
+    let mut seen = 0;
+    for model in export["models"].as_array().expect("models") {
+        let id = model["model_id"].as_str().expect("id");
+        let block = html
+            .split(&format!("<details data-model=\"{id}\">"))
+            .nth(1)
+            .and_then(|b| b.split("</details>").next());
+        let Some(block) = block else {
+            assert!(
+                catalog.find(id).is_none(),
+                "{id} is served but has no facts block"
+            );
+            continue;
+        };
+        seen += 1;
+        for (name, fact) in model["facts"].as_object().expect("facts") {
+            let dd = block
+                .split(&format!("<dd data-fact=\"{name}\""))
+                .nth(1)
+                .and_then(|d| d.split("</dd>").next())
+                .unwrap_or_else(|| panic!("{id} {name} shown"));
+            match fact["value"].as_str() {
+                Some(value) => {
+                    assert!(
+                        dd.contains(&format!("data-value=\"{value}\"")),
+                        "{id} {name}: {dd}"
+                    );
+                    let url = fact["source_url"].as_str().expect("pinned");
+                    assert!(dd.contains(&format!("href=\"{url}\"")), "{id} {name}: {dd}");
+                }
+                None => {
+                    assert!(dd.contains("unknown"), "{id} {name}: {dd}");
+                    let reason = fact["reason"].as_str().expect("reason");
+                    assert!(dd.contains(reason), "{id} {name}: {dd}");
+                }
+            }
+        }
+    }
+    assert_eq!(seen, catalog.records.len(), "one block per served model");
+}
