@@ -562,3 +562,59 @@ fn without_a_repository_the_weights_access_is_unknown_or_closed_by_policy() {
         "weights_access_unknown"
     );
 }
+
+#[test]
+fn a_renamed_repository_and_file_redirects_are_followed_with_the_range_kept() {
+    let repo = hf::repo("meta-llama__Meta-Llama-3.1-8B");
+    let standin = StandIn::start();
+    // The catalog still names the old ID; the Hub answers with a redirect to the new one.
+    let mut listed = repo.clone();
+    listed.id = "meta-llama/Meta-Llama-3.1-8B".to_string();
+    script(&standin, std::slice::from_ref(&listed));
+    standin.route(
+        "/api/models/meta-llama/Meta-Llama-3.1-8B?blobs=true",
+        vec![Reply::Redirect(
+            307,
+            format!("/api/models/{}?blobs=true", repo.id),
+        )],
+    );
+    serve_repo(&standin, &repo, &[]);
+    // Shards live behind a redirect to another path (as LFS files redirect to a CDN).
+    for (path, bytes) in repo
+        .files
+        .iter()
+        .filter(|(p, _)| p.ends_with(".safetensors"))
+    {
+        let cdn = format!("/cdn/{path}");
+        standin.route(
+            &format!("/{}/resolve/{}/{path}", repo.id, repo.sha),
+            vec![Reply::Redirect(302, cdn.clone())],
+        );
+        standin.route(&cdn, vec![Reply::File(bytes.clone())]);
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    run(&standin, &dir.path().join("out"), None);
+    let all = facts(&dir.path().join("out"));
+    let f = &all["meta-llama/meta-llama-3.1-8b"];
+    assert_eq!(value(f, "total_parameters").as_deref(), Some("8030261248"));
+    let pinned = format!(
+        "https://huggingface.co/{}/blob/{}/model.safetensors.index.json",
+        repo.id, repo.sha
+    );
+    assert_eq!(
+        f["total_parameters"]["source_url"],
+        pinned.as_str(),
+        "the new ID is pinned"
+    );
+    for request in standin
+        .log()
+        .iter()
+        .filter(|r| r.target.starts_with("/cdn/"))
+    {
+        assert!(
+            request.range.is_some(),
+            "Range kept across the redirect: {}",
+            request.target
+        );
+    }
+}

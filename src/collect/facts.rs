@@ -159,9 +159,24 @@ fn size_facts(
     experts: Option<u64>,
     experts_per_token: Option<u64>,
 ) -> Result<Vec<(usize, Fact)>, HubError> {
-    let Some((evidence, files)) =
-        huggingface::checkpoint_files(info, || hub.file(info, huggingface::INDEX_FILE))?
-    else {
+    let failed_sizes = || {
+        SIZE_FACTS
+            .iter()
+            .map(|&i| {
+                (
+                    i,
+                    missing(Availability::Unavailable, "size_calculation_failed"),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let found =
+        match huggingface::checkpoint_files(info, || hub.file(info, huggingface::INDEX_FILE)) {
+            // An index that is not of its format supports no size.
+            Err(HubError::Broken(_)) => return Ok(failed_sizes()),
+            other => other?,
+        };
+    let Some((evidence, files)) = found else {
         return Ok(SIZE_FACTS
             .iter()
             .map(|&i| {
@@ -174,17 +189,6 @@ fn size_facts(
                 )
             })
             .collect());
-    };
-    let failed_sizes = || {
-        SIZE_FACTS
-            .iter()
-            .map(|&i| {
-                (
-                    i,
-                    missing(Availability::Unavailable, "size_calculation_failed"),
-                )
-            })
-            .collect::<Vec<_>>()
     };
     let mut tensors = Vec::new();
     for file in &files {
