@@ -56,7 +56,7 @@ fn main() {
         let folder = common::hf::REPOS[i % common::hf::REPOS.len()];
         let mut repo = common::hf::repo(folder);
         repo.id = format!("bench-org/{}-{i:02}", folder.replace("__", "-"));
-        serve_repo(&standin, &repo);
+        common::hf::serve(&standin, &repo, &[]);
         repos += 1;
         catalog.push(json!({"id": model, "canonical_slug": model, "hugging_face_id": repo.id}));
         if i < SECOND_ROUTES {
@@ -106,28 +106,6 @@ fn main() {
         print(label, &report, started.elapsed().as_secs_f64());
     }
     println!("({repos} repositories; stand-in answers one request at a time on loopback)");
-}
-
-fn serve_repo(standin: &StandIn, repo: &common::hf::FixtureRepo) {
-    standin.route(
-        &format!("/api/models/{}?blobs=true", repo.id),
-        vec![Reply::json(repo.info_json())],
-    );
-    for (path, bytes) in &repo.files {
-        standin.route(
-            &format!("/{}/resolve/{}/{path}", repo.id, repo.sha),
-            vec![Reply::File(bytes.clone())],
-        );
-    }
-    let author = repo.id.split('/').next().expect("author");
-    let empty: Vec<Value> = Vec::new();
-    standin.route(
-        &format!(
-            "/api/models?author={author}&filter=base_model:quantized:{}&limit=100",
-            repo.id
-        ),
-        vec![Reply::json(serde_json::to_vec(&empty).expect("json"))],
-    );
 }
 
 fn print(label: &str, report: &CollectReport, seconds: f64) {

@@ -18,33 +18,6 @@ fn model_id(repo: &FixtureRepo) -> String {
     repo.id.to_lowercase()
 }
 
-/// Serves a repository: its info, its files at the commit (Range-capable), and an empty
-/// quantized-children search unless `children` are given.
-fn serve_repo(standin: &StandIn, repo: &FixtureRepo, children: &[&str]) {
-    standin.route(
-        &format!("/api/models/{}?blobs=true", repo.id),
-        vec![Reply::json(repo.info_json())],
-    );
-    for (path, bytes) in &repo.files {
-        standin.route(
-            &format!("/{}/resolve/{}/{path}", repo.id, repo.sha),
-            vec![Reply::File(bytes.clone())],
-        );
-    }
-    let author = repo.id.split('/').next().expect("author");
-    let listed: Vec<Value> = children
-        .iter()
-        .map(|c| json!({"id": c, "modelId": c}))
-        .collect();
-    standin.route(
-        &format!(
-            "/api/models?author={author}&filter=base_model:quantized:{}&limit=100",
-            repo.id
-        ),
-        vec![Reply::json(serde_json::to_vec(&listed).expect("json"))],
-    );
-}
-
 /// Scripts OpenRouter with one model per repository, each on every day of the window.
 fn script(standin: &StandIn, repos: &[FixtureRepo]) {
     let mut rows = Vec::new();
@@ -118,7 +91,7 @@ fn the_twelve_facts_of_six_real_configurations() {
     let standin = StandIn::start();
     script(&standin, &repos);
     for repo in &repos {
-        serve_repo(&standin, repo, &[]);
+        hf::serve(&standin, repo, &[]);
     }
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("out");
@@ -332,9 +305,9 @@ fn every_failure_is_a_reason_never_a_crash_or_a_zero() {
     let standin = StandIn::start();
     script(&standin, &repos);
     for repo in &repos[..3] {
-        serve_repo(&standin, repo, &[]);
+        hf::serve(&standin, repo, &[]);
     }
-    serve_repo(&standin, &repos[3], &[]);
+    hf::serve(&standin, &repos[3], &[]);
     standin.route(
         &format!("/org/gated/resolve/{}/config.json", repos[3].sha),
         vec![Reply::error(401)],
@@ -435,7 +408,7 @@ fn a_warm_cache_makes_no_file_requests() {
     let repo = hf::repo("openai__gpt-oss-120b");
     let standin = StandIn::start();
     script(&standin, std::slice::from_ref(&repo));
-    serve_repo(&standin, &repo, &[]);
+    hf::serve(&standin, &repo, &[]);
     let dir = tempfile::tempdir().expect("temp dir");
     let cache = dir.path().join("cache");
     let cold = run(&standin, &dir.path().join("a"), Some(&cache));
@@ -499,7 +472,7 @@ fn a_smaller_official_quantization_of_the_same_author_wins() {
     );
     let standin = StandIn::start();
     script(&standin, std::slice::from_ref(&base));
-    serve_repo(
+    hf::serve(
         &standin,
         &base,
         &[
@@ -510,7 +483,7 @@ fn a_smaller_official_quantization_of_the_same_author_wins() {
         ],
     );
     for repo in [&fp8, &int4, &unknown] {
-        serve_repo(&standin, repo, &[]);
+        hf::serve(&standin, repo, &[]);
     }
     standin.route(
         "/api/models/meta-llama/Llama-3.1-8B-Broken?blobs=true",
@@ -578,7 +551,7 @@ fn a_renamed_repository_and_file_redirects_are_followed_with_the_range_kept() {
             format!("/api/models/{}?blobs=true", repo.id),
         )],
     );
-    serve_repo(&standin, &repo, &[]);
+    hf::serve(&standin, &repo, &[]);
     // Shards live behind a redirect to another path (as LFS files redirect to a CDN).
     for (path, bytes) in repo
         .files

@@ -49,6 +49,22 @@ fn prepare(work: &Path, out: &Path, export_url: &str, site_url: Option<&str>) ->
     cmd.output().expect("bash runs")
 }
 
+/// Serves a built site on loopback for the rest of the test; returns its base URL.
+fn serve_as_production(site: &Path) -> String {
+    let running = serve::start(
+        site,
+        "127.0.0.1:0".parse().expect("addr"),
+        ServeOptions {
+            workers: 2,
+            io_timeout: Duration::from_secs(5),
+        },
+    )
+    .expect("serves");
+    let site_url = format!("http://{}", running.addr);
+    std::thread::spawn(move || running.wait());
+    site_url
+}
+
 fn text(out: &Output) -> String {
     format!(
         "{}{}",
@@ -70,17 +86,7 @@ fn prepare_publishes_new_then_last_then_nothing_and_smoke_passes() {
     assert!(text(&run).contains("publishing mode=new"), "{}", text(&run));
 
     // Serve it as "production" on loopback.
-    let running = serve::start(
-        &live,
-        "127.0.0.1:0".parse().expect("addr"),
-        ServeOptions {
-            workers: 2,
-            io_timeout: Duration::from_secs(5),
-        },
-    )
-    .expect("serves");
-    let site_url = format!("http://{}", running.addr);
-    std::thread::spawn(move || running.wait());
+    let site_url = serve_as_production(&live);
 
     let smoke = Command::new("bash")
         .arg(common::crate_path("scripts/nightly/smoke.sh"))
@@ -198,17 +204,7 @@ fn prepare_collects_first_and_falls_back_when_collecting_fails() {
     }
 
     // Serve it as production.
-    let running = serve::start(
-        &live,
-        "127.0.0.1:0".parse().expect("addr"),
-        ServeOptions {
-            workers: 2,
-            io_timeout: Duration::from_secs(5),
-        },
-    )
-    .expect("serves");
-    let site_url = format!("http://{}", running.addr);
-    std::thread::spawn(move || running.wait());
+    let site_url = serve_as_production(&live);
 
     // 2. The next run passes the live feeds as previous files: the supply history grows.
     standin.clear_log();

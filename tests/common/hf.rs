@@ -11,6 +11,7 @@
 
 use std::collections::BTreeMap;
 
+use super::standin::{Reply, StandIn};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -730,3 +731,30 @@ pub const DERIVED_ACTIVE: [(&str, u128); 6] = [
     // leaves out the 201,088 × 2880 = 579,133,440 unembedding: 5,132,849,472.)
     ("openai__gpt-oss-120b", 5_711_982_912),
 ];
+
+/// Serves a repository on a stand-in: its info, its files at the commit (Range-capable), and an empty
+/// quantized-children search unless `children` are given.
+pub fn serve(standin: &StandIn, repo: &FixtureRepo, children: &[&str]) {
+    standin.route(
+        &format!("/api/models/{}?blobs=true", repo.id),
+        vec![Reply::json(repo.info_json())],
+    );
+    for (path, bytes) in &repo.files {
+        standin.route(
+            &format!("/{}/resolve/{}/{path}", repo.id, repo.sha),
+            vec![Reply::File(bytes.clone())],
+        );
+    }
+    let author = repo.id.split('/').next().expect("author");
+    let listed: Vec<Value> = children
+        .iter()
+        .map(|c| json!({"id": c, "modelId": c}))
+        .collect();
+    standin.route(
+        &format!(
+            "/api/models?author={author}&filter=base_model:quantized:{}&limit=100",
+            repo.id
+        ),
+        vec![Reply::json(serde_json::to_vec(&listed).expect("json"))],
+    );
+}
