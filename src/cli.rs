@@ -53,9 +53,10 @@ pub struct ServeArgs {
     /// Address to listen on; loopback by default, so nothing is exposed unless asked.
     #[arg(long, value_name = "ADDR", default_value = crate::serve::DEFAULT_BIND)]
     pub bind: std::net::SocketAddr,
-    /// Worker threads answering requests.
-    #[arg(long, value_name = "N", default_value_t = crate::serve::DEFAULT_WORKERS)]
-    pub workers: usize,
+    /// Worker threads answering requests (1 to 256).
+    #[arg(long, value_name = "N", default_value_t = crate::serve::DEFAULT_WORKERS as u16,
+          value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub workers: u16,
 }
 
 /// `collect` arguments.
@@ -122,7 +123,7 @@ pub struct InputArgs {
     /// Supply v1 file (model-demand.supply.v1).
     #[arg(long, value_name = "PATH", default_value = crate::SAMPLE_SUPPLY, conflicts_with = "no_supply")]
     pub supply: PathBuf,
-    /// Build without a supply feed: every model's supply is not_collected.
+    /// Read no supply feed: every model's supply is not_collected.
     #[arg(long)]
     pub no_supply: bool,
     /// The time freshness is judged at (RFC 3339, e.g. 2026-11-21T12:00:00Z); defaults to the clock.

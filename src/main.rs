@@ -75,7 +75,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if let Some(report) = model_demand::ensure_preview_site(&args.dir)? {
                 eprintln!("{}", report.summary(&args.dir));
             }
-            model_demand::serve::serve(&args.dir, args.bind, args.workers)?;
+            model_demand::serve::serve(&args.dir, args.bind, usize::from(args.workers))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Verify { dir } => {

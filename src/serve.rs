@@ -456,10 +456,10 @@ pub fn serve(dir: &Path, bind: SocketAddr, workers: usize) -> Result<()> {
     };
     let running = start(dir, bind, options)?;
     eprintln!(
-        "serving {} on http://{}/api/v1/models ({} worker threads)",
-        dir.display(),
-        running.addr,
-        workers.max(1)
+        "serving {dir} ({workers} worker threads): docs http://{addr}/docs/, API http://{addr}/api/v1/models, contract http://{addr}/api/v1/about",
+        dir = dir.display(),
+        addr = running.addr,
+        workers = workers.max(1)
     );
     running.wait();
     Ok(())

@@ -591,3 +591,41 @@ fn a_renamed_repository_and_file_redirects_are_followed_with_the_range_kept() {
         );
     }
 }
+
+#[test]
+fn each_credential_goes_only_to_its_own_source() {
+    let repo = hf::repo("openai__gpt-oss-120b");
+    let standin = StandIn::start();
+    script(&standin, std::slice::from_ref(&repo));
+    hf::serve(&standin, &repo, &[]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let token = "hf_not_a_real_token_for_tests";
+    let options = CollectOptions {
+        hf_token: model_demand::collect::http::Secret::new(token.to_string()),
+        ..sources::options(&standin, &dir.path().join("out"))
+    };
+    collect::collect(&options).expect("collects");
+    let openrouter = format!("Bearer {}", sources::KEY);
+    let hugging_face = format!("Bearer {token}");
+    for request in standin.log() {
+        let to_openrouter = request.target.starts_with("/api/v1/");
+        let expected = if to_openrouter {
+            &openrouter
+        } else {
+            &hugging_face
+        };
+        assert_eq!(
+            request.authorization.as_ref(),
+            Some(expected),
+            "{}",
+            request.target
+        );
+    }
+    for file in ["export.json", "supply.json", ".model-demand-collect.json"] {
+        let text = std::fs::read_to_string(dir.path().join("out").join(file)).expect("written");
+        assert!(
+            !text.contains(token) && !text.contains(sources::KEY),
+            "{file}"
+        );
+    }
+}

@@ -15,6 +15,7 @@ mod write;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -28,6 +29,7 @@ use self::facts::Evidence;
 use self::http::{Client, Secret};
 use self::huggingface::Hub;
 use self::openrouter::{CatalogEntry, DemandDay, SupplyEndpoint};
+use self::policy::Policy;
 
 /// The first date of the rankings dataset; earlier start dates are clamped to it.
 pub const DATASET_START: Date = time::macros::date!(2025 - 01 - 01);
@@ -187,7 +189,56 @@ pub fn collect(options: &CollectOptions) -> Result<CollectReport> {
         .midnight()
         .assume_utc();
 
+    let plan = Plan {
+        options,
+        key,
+        policy,
+        previous_export,
+        previous_supply,
+        start,
+        end,
+        cutoff,
+        started,
+    };
     let client = Client::new(options.retry_base);
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        if options.progress {
+            scope.spawn(|| report_progress(&client, &done, started));
+        }
+        let result = gather(&plan, &client);
+        done.store(true, Ordering::Relaxed);
+        result
+    })
+}
+
+/// What a run has settled before its first request.
+struct Plan<'a> {
+    options: &'a CollectOptions,
+    key: &'a Secret,
+    policy: Policy,
+    previous_export: Option<Export>,
+    previous_supply: Option<Vec<serde_json::Value>>,
+    start: Date,
+    end: Date,
+    cutoff: OffsetDateTime,
+    started: Instant,
+}
+
+/// The run's requests and assembly: demand, catalog, supply, facts, then the two files.
+fn gather(plan: &Plan<'_>, client: &Client) -> Result<CollectReport> {
+    let Plan {
+        options,
+        key,
+        policy,
+        previous_export,
+        previous_supply,
+        start,
+        end,
+        cutoff,
+        started,
+    } = plan;
+    let (key, start, end, cutoff) = (*key, *start, *end, *cutoff);
     let or_base = options.openrouter_url.trim_end_matches('/');
     let progress = |line: String| {
         if options.progress {
@@ -328,6 +379,26 @@ pub fn collect(options: &CollectOptions) -> Result<CollectReport> {
         bytes: client.bytes(),
         elapsed: started.elapsed(),
     })
+}
+
+/// Prints the requests made so far every two seconds until `done`: a long run (a cold cache
+/// reads thousands of headers) shows it is moving.
+fn report_progress(client: &Client, done: &AtomicBool, started: Instant) {
+    let mut last = Instant::now();
+    while !done.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(100));
+        if last.elapsed() >= Duration::from_secs(2) {
+            last = Instant::now();
+            let counts = client.counts();
+            let parts: Vec<String> = counts.iter().map(|(k, n)| format!("{k} {n}")).collect();
+            eprintln!(
+                "  ... {} request(s) ({}) in {:.0} s",
+                counts.values().sum::<u64>(),
+                parts.join(", "),
+                started.elapsed().as_secs_f64()
+            );
+        }
+    }
 }
 
 fn read_previous_export(path: &Path) -> Result<Export> {
