@@ -250,7 +250,7 @@ fn gather(plan: &Plan<'_>, client: &Client) -> Result<CollectReport> {
         crate::validate::format_date(start),
         crate::validate::format_date(end)
     ));
-    let rankings = fetch_rankings(&client, or_base, key, start, end, cutoff)?;
+    let rankings = fetch_rankings(client, or_base, key, start, end, cutoff)?;
     let new_days = openrouter::demand_days(&rankings.data, start, end)
         .map_err(|e| collect_error(format!("rankings-daily answered malformed rows: {e}")))?;
     let days = merge_days(previous_export.as_ref(), &new_days, end);
@@ -265,7 +265,7 @@ fn gather(plan: &Plan<'_>, client: &Client) -> Result<CollectReport> {
         "collect: {} model(s) served; catalog",
         served.len()
     ));
-    let catalog = fetch_catalog(&client, or_base, key);
+    let catalog = fetch_catalog(client, or_base, key);
     let joins: BTreeMap<&str, openrouter::CatalogJoin> = served
         .iter()
         .map(|id| {
@@ -289,13 +289,13 @@ fn gather(plan: &Plan<'_>, client: &Client) -> Result<CollectReport> {
                 "collect: endpoints of {} route(s)",
                 joins.values().map(|j| j.route_ids.len()).sum::<usize>()
             ));
-            pool.install(|| fetch_routes(&client, or_base, key, &joins))
+            pool.install(|| fetch_routes(client, or_base, key, &joins))
         }
         None => None,
     };
 
     let hub = Hub::new(
-        &client,
+        client,
         &options.huggingface_url,
         options.hf_token.as_ref(),
         options.cache.as_deref(),
@@ -334,7 +334,7 @@ fn gather(plan: &Plan<'_>, client: &Client) -> Result<CollectReport> {
                 (None, _) => previous().unwrap_or_else(|| {
                     facts::all(Availability::Unavailable, "catalog_unavailable")
                 }),
-                (Some(_), None) => facts::without_repository(id, &policy),
+                (Some(_), None) => facts::without_repository(id, policy),
                 (Some(_), Some(repo)) => match evidence.get(repo) {
                     Some(Evidence::Facts(f)) => {
                         models_with_evidence += 1;
