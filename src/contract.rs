@@ -14,7 +14,7 @@ use crate::sources::{SourceInfo, DEMAND_SOURCE, MODEL_SOURCE};
 /// Schema tag of the contract document.
 pub const ABOUT_SCHEMA_VERSION: &str = "model-demand.agent-about.v1";
 /// Date of this documentation; bump it when the contract's text changes.
-pub const DOCUMENTATION_VERSION: &str = "2026-11-22";
+pub const DOCUMENTATION_VERSION: &str = "2026-11-23";
 
 /// Where the documentation lives: the site's own docs page unless `--docs-url` names a host.
 pub fn documentation_url(base_url: &str, docs_url: Option<&str>) -> String {
@@ -295,15 +295,27 @@ fn error_response(codes: &[ErrorCode], description: &str) -> Value {
     })
 }
 
-/// The OpenAPI 3.1 document as a JSON value.
-pub fn openapi(base_url: &str) -> Value {
+/// The description of a list parameter: what it is and the value the server uses when it is
+/// omitted. The default is stated in words, not as a schema `default`: generated clients send
+/// every schema default on every call, and a default list parameter sent along with `model_id`
+/// is refused with 400 (issue 13). `/api/v1/about` lists the defaults as data.
+fn omitted(what: &str, default: &str) -> String {
+    format!("{what}. When omitted: {default}. Send it only in list mode: with model_id it gives 400 invalid_query.")
+}
+
+/// The OpenAPI 3.1 document as a JSON value. `docs_url` as for [`about`]: the contact is the
+/// documentation page.
+pub fn openapi(base_url: &str, docs_url: Option<&str>) -> Value {
+    let base = base_url.trim_end_matches('/');
     let sorts: Vec<&str> = SortKey::ALL.iter().map(|k| k.as_str()).collect();
     let orders: Vec<&str> = Order::ALL.iter().map(|o| o.as_str()).collect();
     let models_table = fields::model_response_fields();
     let error_table = fields::error_fields();
-    let feed = |what: &str| {
+    let feed = |operation_id: &str, what: &str| {
         json!({
             "get": {
+                "operationId": operation_id,
+                "tags": ["feeds"],
                 "summary": what,
                 "description": format!("{what}. Outside the formal v1 agent schema: its payload is not described here and may change without a version bump."),
                 "responses": {
@@ -319,30 +331,42 @@ pub fn openapi(base_url: &str) -> Value {
             "title": "model-demand",
             "version": API_SCHEMA_VERSION,
             "summary": "Demand for AI models (OpenRouter's public top-50 daily rankings) with checked model facts (Hugging Face) and supply.",
-            "description": "A public, anonymous, read-only JSON API. Every value carries its own state and reason; a null value is unknown, never zero. Decimal quantities are strings so exact values survive. The API does not identify underserved models. Read /api/v1/about first.",
+            "description": "A public, anonymous, read-only JSON API. Every value carries its own state and reason; a null value is unknown, never zero. Decimal quantities are strings so exact values survive. The API does not identify underserved models. Read /api/v1/about first. The license below covers this document and the software that serves it; the data keeps its sources' terms (demand data CC BY 4.0, with the attribution in source.attribution), listed per source in /api/v1/about.",
+            "contact": {"name": "model-demand documentation", "url": documentation_url(base, docs_url)},
+            "license": {"name": "MIT", "identifier": "MIT"},
         },
-        "servers": [{"url": base_url.trim_end_matches('/')}],
+        "servers": [{"url": base}],
+        // Anonymous: no operation needs credentials.
+        "security": [],
+        "tags": [
+            {"name": "contract", "description": "What the API serves and how to read it."},
+            {"name": "models", "description": "Model records: demand, facts and supply for the current window."},
+            {"name": "feeds", "description": "The accepted input files, outside the formal v1 agent schema."},
+        ],
         "paths": {
             "/api/v1/about": {"get": {
                 "operationId": "getAbout",
+                "tags": ["contract"],
                 "summary": "The contract document",
+                "description": "The contract: routes, query parameters with their defaults, field definitions, availability states, sources with their licenses and limits, supply, links and agent instructions. Static; loads no model data.",
                 "responses": {"200": json_response("The contract: routes, query parameters, field definitions, states, sources, supply, links, agent instructions.", "About")},
             }},
             "/api/v1/models": {"get": {
                 "operationId": "getModels",
+                "tags": ["models"],
                 "summary": "Ranked model records, or one model by exact ID",
                 "description": "Without model_id: a page of the list, sorted by sort and order (unavailable values last in both orders, ties by model_id). With model_id: exact lookup; model_id cannot be combined with sort, order, limit or offset (400 invalid_query), a rule OpenAPI cannot express. Each parameter at most once; unknown, repeated or empty parameters give 400. An offset past the end is 200 with an empty page.",
                 "parameters": [
                     {"name": "model_id", "in": "query", "required": false, "description": "Exact model ID, URL-encoded. Not combinable with the other parameters.",
                      "schema": {"type": "string", "minLength": 1, "maxLength": crate::validate::MAX_ID_LEN}},
-                    {"name": "sort", "in": "query", "required": false, "description": "List sort field.",
-                     "schema": {"type": "string", "enum": sorts, "default": SortKey::DEFAULT.as_str()}},
-                    {"name": "order", "in": "query", "required": false, "description": "List sort order.",
-                     "schema": {"type": "string", "enum": orders, "default": Order::DEFAULT.as_str()}},
-                    {"name": "limit", "in": "query", "required": false, "description": "Page size, plain digits.",
-                     "schema": {"type": "integer", "minimum": query::LIMIT_MIN, "maximum": query::LIMIT_MAX, "default": query::LIMIT_DEFAULT}},
-                    {"name": "offset", "in": "query", "required": false, "description": "Models to skip, plain digits.",
-                     "schema": {"type": "integer", "minimum": 0, "maximum": query::OFFSET_MAX, "default": 0}},
+                    {"name": "sort", "in": "query", "required": false, "description": omitted("List sort field", SortKey::DEFAULT.as_str()),
+                     "schema": {"type": "string", "enum": sorts}},
+                    {"name": "order", "in": "query", "required": false, "description": omitted("List sort order", Order::DEFAULT.as_str()),
+                     "schema": {"type": "string", "enum": orders}},
+                    {"name": "limit", "in": "query", "required": false, "description": omitted("Page size, plain digits", &query::LIMIT_DEFAULT.to_string()),
+                     "schema": {"type": "integer", "minimum": query::LIMIT_MIN, "maximum": query::LIMIT_MAX}},
+                    {"name": "offset", "in": "query", "required": false, "description": omitted("Models to skip, plain digits", "0"),
+                     "schema": {"type": "integer", "minimum": 0, "maximum": query::OFFSET_MAX}},
                 ],
                 "responses": {
                     "200": json_response("The model response.", "ModelResponse"),
@@ -351,8 +375,8 @@ pub fn openapi(base_url: &str) -> Value {
                     "503": error_response(&[ErrorCode::DataUnavailable], "The site was built without accepted data."),
                 },
             }},
-            "/api/export": feed("The accepted export (model-demand.export.v1), with daily demand history"),
-            "/api/supply": feed("The provider supply feed (model-demand.supply.v1) with supply history"),
+            "/api/export": feed("getExport", "The accepted export (model-demand.export.v1), with daily demand history"),
+            "/api/supply": feed("getSupply", "The provider supply feed (model-demand.supply.v1) with supply history"),
         },
         "components": {"schemas": {
             "ModelResponse": schema_of("", &models_table),
@@ -363,8 +387,8 @@ pub fn openapi(base_url: &str) -> Value {
 }
 
 /// The `/api/openapi.json` body.
-pub fn openapi_json(base_url: &str) -> Vec<u8> {
-    to_json(&openapi(base_url))
+pub fn openapi_json(base_url: &str, docs_url: Option<&str>) -> Vec<u8> {
+    to_json(&openapi(base_url, docs_url))
 }
 
 #[cfg(test)]

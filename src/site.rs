@@ -335,7 +335,7 @@ fn write_all(
     )?);
     entries.push(writer.write(
         "api/openapi.json",
-        &contract::openapi_json(&options.base_url),
+        &contract::openapi_json(&options.base_url, options.docs_url.as_deref()),
     )?);
     for code in ErrorCode::ALL {
         entries.push(writer.write(&error_file(code), &error_body(code, code.generic_message()))?);

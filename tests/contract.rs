@@ -214,7 +214,8 @@ fn every_body_of_a_built_site_validates_against_the_openapi_document() {
 fn the_fact_descriptions_say_how_each_fact_is_computed() {
     let about = contract::about("https://example.test/", None, false);
     let openapi: Value =
-        serde_json::from_slice(&contract::openapi_json("https://example.test/")).expect("json");
+        serde_json::from_slice(&contract::openapi_json("https://example.test/", None))
+            .expect("json");
     let openapi_text = openapi.to_string();
     let described = |path: &str| {
         about["field_definitions"]
@@ -252,4 +253,69 @@ fn the_fact_descriptions_say_how_each_fact_is_computed() {
         // The OpenAPI schemas carry the same words (one table drives both).
         assert!(openapi_text.contains(says), "OpenAPI lacks {says:?}");
     }
+}
+
+#[test]
+fn list_parameters_state_their_defaults_in_words_not_as_schema_defaults() {
+    // Generated clients send every schema default on every call, so a lookup by model_id would
+    // carry sort, order, limit and offset and get 400 (issue 13). The defaults live in the
+    // descriptions and, as data, in /api/v1/about.
+    let openapi = contract::openapi("https://example.test/", None);
+    let about = contract::about("https://example.test/", None, true);
+    let parameters = openapi["paths"]["/api/v1/models"]["get"]["parameters"]
+        .as_array()
+        .expect("parameters");
+    assert_eq!(parameters.len(), 5);
+    for parameter in parameters {
+        let name = parameter["name"].as_str().expect("name");
+        assert!(
+            parameter["schema"].get("default").is_none(),
+            "{name} has a schema default"
+        );
+        let listed = about["query_parameters"]
+            .as_array()
+            .expect("query parameters")
+            .iter()
+            .find(|p| p["name"] == name)
+            .expect("listed in about");
+        let description = parameter["description"].as_str().expect("description");
+        match &listed["default"] {
+            Value::Null => assert_eq!(name, "model_id"),
+            Value::String(default) => {
+                assert!(
+                    description.contains(&format!("When omitted: {default}.")),
+                    "{name}"
+                )
+            }
+            default => assert!(
+                description.contains(&format!("When omitted: {default}.")),
+                "{name}"
+            ),
+        }
+    }
+    // No schema anywhere in the document has a default a generator could send.
+    fn schema_defaults(value: &Value, at: &str, out: &mut Vec<String>) {
+        match value {
+            Value::Object(map) => {
+                // The members of `properties` are names (the About schema has a property
+                // called `default`), not keywords.
+                let names = at.ends_with("/properties");
+                for (key, member) in map {
+                    if key == "default" && !names {
+                        out.push(at.to_string());
+                    }
+                    schema_defaults(member, &format!("{at}/{key}"), out);
+                }
+            }
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    schema_defaults(item, &format!("{at}/{i}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    schema_defaults(&openapi, "#", &mut found);
+    assert!(found.is_empty(), "schema defaults at {found:?}");
 }
