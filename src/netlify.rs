@@ -55,23 +55,37 @@ pub fn headers_for(public_path: &str) -> &'static [(&'static str, &'static str)]
         .map_or(&JSON_HEADERS, |(_, headers)| headers)
 }
 
-/// A permanent redirect of the site: `from` is an exact path, or a prefix when it ends in `*`.
+/// A redirect of the site: `from` is an exact path, or a prefix when it ends in `*`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Redirect {
     /// The old address (`/docs/*` matches the path and everything below it).
     pub from: String,
     /// Where it lives now (a site path or an absolute URL).
     pub to: String,
+    /// 301 for a moved address, 302 for an address that only leads somewhere (`/`).
+    #[serde(default = "permanent")]
+    pub status: u16,
+}
+
+fn permanent() -> u16 {
+    301
 }
 
 impl Redirect {
-    /// True when a decoded request path falls under this redirect.
+    /// True when a decoded request path falls under this redirect. Like Netlify's rules, an
+    /// exact `from` also matches with a trailing slash (`/api/v1/`).
     pub fn matches(&self, path: &str) -> bool {
         match self.from.strip_suffix("/*") {
             Some(dir) => path == dir || path.starts_with(&format!("{dir}/")),
-            None => path == self.from,
+            None => path == self.from || trailing_slash_of(path, &self.from),
         }
     }
+}
+
+/// True when `path` is `rule_path` with one trailing slash: Netlify normalizes the request path
+/// before its rules match, so `/a` and `/a/` are the same rule (README, "Trailing slashes").
+pub fn trailing_slash_of(path: &str, rule_path: &str) -> bool {
+    rule_path != "/" && path.strip_suffix('/') == Some(rule_path)
 }
 
 /// Addresses published earlier and where they live now. Add a row when an address moves; the
@@ -81,34 +95,80 @@ pub const ALIASES: [(&str, &str); 2] = [
     ("/api/v1/openapi.json", "/api/openapi.json"),
 ];
 
-/// The redirects of a build: the alias table and, when the docs live on their own host, the
-/// site's `/docs/` address pointing there.
+/// The site's root has no document of its own: it leads to the docs page (302, so the root
+/// stays free to become something else).
+pub const ROOT_REDIRECT: (&str, &str) = ("/", "/docs/");
+
+/// The redirects of a build: the alias table, the root and, when the docs live on their own
+/// host, the site's `/docs/` address pointing there.
 pub fn redirect_rules(docs_url: Option<&str>) -> Vec<Redirect> {
     let mut rules: Vec<Redirect> = ALIASES
         .iter()
         .map(|(from, to)| Redirect {
             from: from.to_string(),
             to: to.to_string(),
+            status: 301,
         })
         .collect();
+    rules.push(Redirect {
+        from: ROOT_REDIRECT.0.to_string(),
+        to: ROOT_REDIRECT.1.to_string(),
+        status: 302,
+    });
     if let Some(url) = docs_url {
         rules.push(Redirect {
             from: "/docs/*".to_string(),
             to: url.to_string(),
+            status: 301,
         });
     }
     rules
 }
 
 fn redirect_lines(out: &mut String, redirects: &[Redirect]) {
-    out.push_str(
-        "
-# Moved addresses (301).
-",
-    );
+    out.push_str("\n# Moved addresses (301) and the root, which leads to the docs (302).\n");
     for r in redirects {
-        let _ = writeln!(out, "{}  {}  301!", r.from, r.to);
+        let _ = writeln!(out, "{}  {}  {}!", r.from, r.to, r.status);
     }
+}
+
+/// Public addresses served from a file of another name. The extensionless addresses come from
+/// `.json` files, so every host (and `netlify dev`) gives them a JSON type by extension, not
+/// only through `_headers`.
+pub const ABOUT_FILE: &str = "api/v1/about.json";
+/// The file behind `/api/export`.
+pub const EXPORT_FILE: &str = "api/export.json";
+/// The file behind `/api/supply`.
+pub const SUPPLY_FILE: &str = "api/supply.json";
+
+/// `(public path, site file)` of every rewrite to a static file; the feeds only on a site with
+/// data (without, they are 503).
+pub fn file_rewrites(has_data: bool) -> Vec<(&'static str, &'static str)> {
+    let mut rewrites = vec![("/api/v1/about", ABOUT_FILE)];
+    if has_data {
+        rewrites.extend([("/api/export", EXPORT_FILE), ("/api/supply", SUPPLY_FILE)]);
+    }
+    rewrites
+}
+
+fn rewrite_lines(out: &mut String, has_data: bool) {
+    out.push_str("\n# Extensionless addresses served from their .json files.\n");
+    for (from, file) in file_rewrites(has_data) {
+        let _ = writeln!(out, "{from}  /{file}  200");
+    }
+}
+
+/// The catch-all, after the rules that shadow the configuration files: `netlify dev` serves
+/// `_redirects` and `_headers` as files, so forced rules answer them with the JSON 404 on any
+/// host, as the preview server does.
+fn not_found_lines(out: &mut String) {
+    let not_found = error_file(ErrorCode::NotFound);
+    out.push_str("\n# The CDN's configuration is not served.\n");
+    for file in CONFIG_FILES {
+        let _ = writeln!(out, "/{file}  /{not_found}  404!");
+    }
+    out.push_str("\n# Anything else is a JSON 404.\n");
+    let _ = writeln!(out, "/*  /{not_found}  404");
 }
 
 /// Paths a site without data answers with 503 `data_unavailable`.
@@ -274,9 +334,9 @@ pub fn redirects_file(model_ids: &[String], redirects: &[Redirect]) -> String {
             rule(&mut out, &c, &target, 200);
         }
     }
+    rewrite_lines(&mut out, true);
     redirect_lines(&mut out, redirects);
-    out.push_str("\n# Anything else is a JSON 404.\n");
-    let _ = writeln!(out, "/*  /{}  404", error_file(ErrorCode::NotFound));
+    not_found_lines(&mut out);
     out
 }
 
@@ -288,8 +348,9 @@ pub fn unavailable_redirects_file(redirects: &[Redirect]) -> String {
     for path in UNAVAILABLE_PATHS {
         let _ = writeln!(out, "{path}  /{unavailable}  503");
     }
+    rewrite_lines(&mut out, false);
     redirect_lines(&mut out, redirects);
-    let _ = writeln!(out, "/*  /{}  404", error_file(ErrorCode::NotFound));
+    not_found_lines(&mut out);
     out
 }
 

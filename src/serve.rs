@@ -191,14 +191,21 @@ impl Site {
             return self.error(ErrorCode::NotFound, None);
         };
         let moved = self.routes.redirects.iter().find(|r| r.matches(&path));
+        // Netlify's rules (and the edge function's path) match with an optional trailing slash.
+        let path = rule_path(&path, self.routes.has_data);
         let answer = if let Some(redirect) = moved {
-            moved_permanently(&redirect.to)
+            redirect_to(redirect.status, &redirect.to)
         } else if path == MODELS_PATH {
             self.models(raw_query)
-        } else if !self.routes.has_data && UNAVAILABLE_PATHS.contains(&path.as_str()) {
+        } else if !self.routes.has_data && UNAVAILABLE_PATHS.contains(&path) {
             self.error(ErrorCode::DataUnavailable, None)
+        } else if let Some((_, file)) = netlify::file_rewrites(self.routes.has_data)
+            .into_iter()
+            .find(|(from, _)| *from == path)
+        {
+            self.file(file)
         } else {
-            self.static_file(&path)
+            self.static_file(path)
         };
         not_modified(answer, if_none_match)
     }
@@ -292,10 +299,27 @@ impl Site {
     }
 }
 
-/// A 301 to a location from the site's own redirect table (never from the request).
-fn moved_permanently(location: &str) -> Answer {
+/// The path a rule of the CDN sees: a path with one trailing slash is the rule's own path when
+/// it names the models route or a rewritten file (the redirects match it themselves).
+fn rule_path(path: &str, has_data: bool) -> &str {
+    let rule_paths = std::iter::once(MODELS_PATH).chain(UNAVAILABLE_PATHS).chain(
+        netlify::file_rewrites(has_data)
+            .into_iter()
+            .map(|(from, _)| from),
+    );
+    for rule in rule_paths {
+        if netlify::trailing_slash_of(path, rule) {
+            return rule;
+        }
+    }
+    path
+}
+
+/// A redirect (301 or 302) to a location from the site's own redirect table (never from the
+/// request).
+fn redirect_to(status: u16, location: &str) -> Answer {
     Answer {
-        status: 301,
+        status,
         headers: vec![
             ("Location", location.to_string()),
             (
@@ -539,6 +563,7 @@ fn reason_phrase(status: u16) -> &'static str {
     match status {
         200 => "OK",
         301 => "Moved Permanently",
+        302 => "Found",
         304 => "Not Modified",
         400 => "Bad Request",
         404 => "Not Found",

@@ -326,7 +326,7 @@ fn write_all(
     let mut entries = Vec::new();
     let launch_enabled = matches!(data, SiteData::Data { catalog, .. } if catalog.supply_enabled);
     entries.push(writer.write(
-        "api/v1/about",
+        netlify::ABOUT_FILE,
         &contract::about_json(
             &options.base_url,
             options.docs_url.as_deref(),
@@ -358,12 +358,12 @@ fn write_all(
         }
         SiteData::Data { inputs, catalog } => {
             let rendered = Rendered::new(catalog);
-            entries.push(writer.write("api/export", &inputs.export_bytes)?);
+            entries.push(writer.write(netlify::EXPORT_FILE, &inputs.export_bytes)?);
             let supply = match &inputs.supply_bytes {
                 Some(bytes) => bytes.clone(),
                 None => to_json(&SupplyNotCollected::new()),
             };
-            entries.push(writer.write("api/supply", &supply)?);
+            entries.push(writer.write(netlify::SUPPLY_FILE, &supply)?);
             entries.extend(write_answers(&rendered, writer)?);
             entries.push(writer.write(
                 "_redirects",

@@ -105,13 +105,13 @@ fn now_matching(export: &crate::export::Export, published_state: &str) -> time::
 }
 
 fn check_answers(dir: &Path, site: &Site, differences: &mut Vec<String>) -> Result<usize> {
-    let supply_path = dir.join("api/supply");
+    let supply_path = dir.join(crate::netlify::SUPPLY_FILE);
     let supply_is_feed = std::fs::read(&supply_path)
         .ok()
         .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
         .is_some_and(|v| v.get("supply_schema_version").is_some());
     let inputs = crate::load(
-        &dir.join("api/export"),
+        &dir.join(crate::netlify::EXPORT_FILE),
         supply_is_feed.then_some(supply_path.as_path()),
     )?;
     // Freshness was judged at build time; read it back from any answer that is still intact.

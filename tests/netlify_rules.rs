@@ -231,11 +231,22 @@ fn unknown_models_and_invalid_values_get_their_json_errors() {
 #[test]
 fn other_paths_get_files_aliases_or_the_json_404() {
     let b = built();
-    let requests: Vec<(String, String)> =
-        ["/api/v1", "/api/v1/openapi.json", "/nope", "/api/v2/models"]
-            .iter()
-            .map(|p| (p.to_string(), String::new()))
-            .collect();
+    let requests: Vec<(String, String)> = [
+        "/api/v1",
+        "/api/v1/",
+        "/api/v1/openapi.json",
+        "/",
+        "/api/v1/about",
+        "/api/v1/about/",
+        "/api/export",
+        "/_redirects",
+        "/_headers",
+        "/nope",
+        "/api/v2/models",
+    ]
+    .iter()
+    .map(|p| (p.to_string(), String::new()))
+    .collect();
     let answers = run_engine(&b.rules, &requests);
     let got: Vec<(String, u16)> = answers
         .into_iter()
@@ -245,7 +256,14 @@ fn other_paths_get_files_aliases_or_the_json_404() {
         got,
         [
             ("/api/v1/about".to_string(), 301),
+            ("/api/v1/about".to_string(), 301),
             ("/api/openapi.json".to_string(), 301),
+            ("/docs/".to_string(), 302),
+            ("/api/v1/about.json".to_string(), 200),
+            ("/api/v1/about.json".to_string(), 200),
+            ("/api/export.json".to_string(), 200),
+            (format!("/{}", error_file(ErrorCode::NotFound)), 404),
+            (format!("/{}", error_file(ErrorCode::NotFound)), 404),
             (format!("/{}", error_file(ErrorCode::NotFound)), 404),
             (format!("/{}", error_file(ErrorCode::NotFound)), 404),
         ]

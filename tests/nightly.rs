@@ -118,7 +118,7 @@ fn prepare_publishes_new_then_last_then_nothing_and_smoke_passes() {
     .expect("json");
     assert_eq!(page["freshness"]["state"], "stale");
     assert_eq!(
-        std::fs::read(rebuilt.join("api/export")).expect("export"),
+        std::fs::read(rebuilt.join("api/export.json")).expect("export"),
         std::fs::read(small.join("export.json")).expect("fixture")
     );
 
@@ -136,7 +136,7 @@ fn prepare_publishes_new_then_last_then_nothing_and_smoke_passes() {
         "{}",
         text(&run)
     );
-    assert!(empty.join("api/v1/about").exists() && !empty.join("api/export").exists());
+    assert!(empty.join("api/v1/about.json").exists() && !empty.join("api/export.json").exists());
 }
 
 /// Runs prepare.sh with a key, collecting from a stand-in; `site_url` is production.
@@ -195,7 +195,10 @@ fn prepare_collects_first_and_falls_back_when_collecting_fails() {
     );
     assert!(text(&run).contains("publishing mode=new"), "{}", text(&run));
     assert!(!text(&run).contains(common::sources::KEY), "key printed");
-    for (site, collected) in [("api/export", "export.json"), ("api/supply", "supply.json")] {
+    for (site, collected) in [
+        ("api/export.json", "export.json"),
+        ("api/supply.json", "supply.json"),
+    ] {
         assert_eq!(
             std::fs::read(live.join(site)).expect("published"),
             std::fs::read(work.join("collected").join(collected)).expect("collected"),
@@ -241,7 +244,7 @@ fn prepare_collects_first_and_falls_back_when_collecting_fails() {
     );
     assert!(!text(&run).contains(common::sources::KEY), "key printed");
     assert_eq!(
-        std::fs::read(fallback.join("api/export")).expect("rebuilt"),
-        std::fs::read(live.join("api/export")).expect("live")
+        std::fs::read(fallback.join("api/export.json")).expect("rebuilt"),
+        std::fs::read(live.join("api/export.json")).expect("live")
     );
 }

@@ -154,5 +154,5 @@ fn build_replaces_an_empty_directory_and_its_own_site() {
     // A site with data replaces the no-data site it wrote before.
     let out = dir.path().join("out");
     common::build_small(&out);
-    assert!(out.join("api/export").is_file());
+    assert!(out.join("api/export.json").is_file());
 }

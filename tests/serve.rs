@@ -153,7 +153,8 @@ fn static_files_and_unknown_paths() {
         "/_redirects",
         "/_headers",
         "/api/v1/nope",
-        "/api/v1/models/",
+        "/api/v1/models//",
+        "/api/openapi.json/",
         "/API/v1/about",
         "/api/v1/about/../about",
         "/api/v1/%2e%2e/v1/about",
@@ -173,6 +174,56 @@ fn static_files_and_unknown_paths() {
         .site
         .resolve("GET", "http://example.test/api/v1/about", None);
     assert_eq!(absolute.status, 200);
+}
+
+#[test]
+fn rule_paths_match_with_a_trailing_slash_and_extensionless_addresses_are_json_files() {
+    let f = fixture();
+    // Netlify normalizes a trailing slash before its rules (and the edge function) match.
+    for (path, same_as) in [
+        ("/api/v1/models/", "/api/v1/models"),
+        (
+            "/api/v1/models/?sort=latest_rank&limit=2",
+            "/api/v1/models?sort=latest_rank&limit=2",
+        ),
+        ("/api/v1/models/?foo=1", "/api/v1/models?foo=1"),
+        ("/api/v1/about/", "/api/v1/about"),
+        ("/api/export/", "/api/export"),
+        ("/api/supply/", "/api/supply"),
+    ] {
+        let (a, b) = (
+            f.site.resolve("GET", path, None),
+            f.site.resolve("GET", same_as, None),
+        );
+        assert_eq!((a.status, &a.body), (b.status, &b.body), "{path}");
+    }
+    let moved = f.site.resolve("GET", "/api/v1/", None);
+    assert_eq!(moved.status, 301);
+    // The extensionless addresses are served from their .json files, also reachable directly.
+    for (path, file) in [
+        ("/api/v1/about", "api/v1/about.json"),
+        ("/api/export", "api/export.json"),
+        ("/api/supply", "api/supply.json"),
+    ] {
+        let answer = f.site.resolve("GET", path, None);
+        assert_eq!(answer.body, Body::File(file.to_string()), "{path}");
+        assert_eq!(answer.header("Content-Type"), Some("application/json"));
+        assert_eq!(
+            f.site.resolve("GET", &format!("/{file}"), None).body,
+            answer.body
+        );
+    }
+}
+
+#[test]
+fn the_root_leads_to_the_docs_page() {
+    let f = fixture();
+    let answer = f.site.resolve("GET", "/", None);
+    assert_eq!(answer.status, 302);
+    assert_eq!(answer.header("Location"), Some("/docs/"));
+    let (status, text) = get("/");
+    assert_eq!(status, Some(302));
+    assert!(text.contains("\r\nLocation: /docs/\r\n"), "{text}");
 }
 
 #[test]
@@ -494,7 +545,7 @@ fn a_documentation_host_takes_over_the_docs_address() {
     let redirects = std::fs::read_to_string(out.join("_redirects")).expect("rules");
     assert!(redirects.contains("/docs/*  https://docs.example.test/model-demand/  301!"));
     let about: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("api/v1/about")).expect("about"))
+        serde_json::from_slice(&std::fs::read(out.join("api/v1/about.json")).expect("about"))
             .expect("json");
     assert_eq!(
         about["links"]["documentation"],

@@ -84,10 +84,10 @@ fn every_list_and_exact_file_equals_the_query_answer() {
     let query_space = 6 * 2 * 100 * (total + 1) + total;
     assert_eq!(answers, query_space);
     let fixed = [
-        "api/v1/about",
+        "api/v1/about.json",
         "api/openapi.json",
-        "api/export",
-        "api/supply",
+        "api/export.json",
+        "api/supply.json",
         "_redirects",
         "_headers",
         ROUTES,
@@ -200,9 +200,9 @@ fn the_no_data_site_serves_the_contract_and_503_elsewhere() {
     let out = dir.path().join("out");
     site::build(&SiteData::Unavailable, &BuildOptions::new(&out)).expect("no-data site builds");
     let files = tree(&out);
-    assert!(files.contains_key("api/v1/about"));
+    assert!(files.contains_key("api/v1/about.json"));
     assert!(files.contains_key("api/openapi.json"));
-    assert!(!files.contains_key("api/export") && !files.contains_key("api/supply"));
+    assert!(!files.contains_key("api/export.json") && !files.contains_key("api/supply.json"));
     assert!(!files.keys().any(|p| p.starts_with("_api/models/")));
     let body: serde_json::Value =
         serde_json::from_slice(&files[&error_file(ErrorCode::DataUnavailable)]).expect("json");
@@ -225,6 +225,6 @@ fn feeds_republish_the_accepted_inputs() {
         std::fs::read(common::crate_path("tests/fixtures/small/export.json")).expect("fixture");
     let supply =
         std::fs::read(common::crate_path("tests/fixtures/small/supply.json")).expect("fixture");
-    assert_eq!(files["api/export"], export);
-    assert_eq!(files["api/supply"], supply);
+    assert_eq!(files["api/export.json"], export);
+    assert_eq!(files["api/supply.json"], supply);
 }

@@ -9,7 +9,7 @@ status() { curl -s -o "$tmp/body" -w '%{http_code}' "$url$1"; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 [ "$(status /api/v1/about)" = 200 ] || fail "/api/v1/about is not 200"
-cmp -s "$tmp/body" "$site/api/v1/about" || fail "/api/v1/about differs from the built file"
+cmp -s "$tmp/body" "$site/api/v1/about.json" || fail "/api/v1/about differs from the built file"
 [ "$(status /api/openapi.json)" = 200 ] || fail "/api/openapi.json is not 200"
 if python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["has_data"] else 1)' "$site/_api/routes.json"; then
   [ "$(status '/api/v1/models?limit=25')" = 200 ] || fail "the default list is not 200"

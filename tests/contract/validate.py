@@ -65,7 +65,7 @@ def main() -> int:
             report(rel, v.iter_errors(body))
         checked += 1
 
-    check(about, "api/v1/about")
+    check(about, "api/v1/about.json")
     statuses = {"invalid_query": 400, "model_not_found": 404, "data_unavailable": 503}
     for name in sorted(os.listdir(os.path.join(site, "_api/errors"))):
         code = name.removesuffix(".json")
