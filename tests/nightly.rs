@@ -5,9 +5,6 @@ mod common;
 
 use std::path::Path;
 use std::process::{Command, Output};
-use std::time::Duration;
-
-use model_demand::serve::{self, ServeOptions};
 
 #[test]
 fn the_workflow_passes_actionlint() {
@@ -49,30 +46,6 @@ fn prepare(work: &Path, out: &Path, export_url: &str, site_url: Option<&str>) ->
     cmd.output().expect("bash runs")
 }
 
-/// Serves a built site on loopback for the rest of the test; returns its base URL.
-fn serve_as_production(site: &Path) -> String {
-    let running = serve::start(
-        site,
-        "127.0.0.1:0".parse().expect("addr"),
-        ServeOptions {
-            workers: 2,
-            io_timeout: Duration::from_secs(5),
-        },
-    )
-    .expect("serves");
-    let site_url = format!("http://{}", running.addr);
-    std::thread::spawn(move || running.wait());
-    site_url
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
 #[test]
 fn prepare_publishes_new_then_last_then_nothing_and_smoke_passes() {
     let tmp = tempfile::tempdir().expect("temp dir");
@@ -82,11 +55,15 @@ fn prepare_publishes_new_then_last_then_nothing_and_smoke_passes() {
     // 1. The newest export is accepted.
     let live = tmp.path().join("live");
     let run = prepare(&tmp.path().join("w1"), &live, &good, None);
-    assert!(run.status.success(), "{}", text(&run));
-    assert!(text(&run).contains("publishing mode=new"), "{}", text(&run));
+    assert!(run.status.success(), "{}", common::output_text(&run));
+    assert!(
+        common::output_text(&run).contains("publishing mode=new"),
+        "{}",
+        common::output_text(&run)
+    );
 
     // Serve it as "production" on loopback.
-    let site_url = serve_as_production(&live);
+    let site_url = common::serve_on_loopback(&live);
 
     let smoke = Command::new("bash")
         .arg(common::crate_path("scripts/nightly/smoke.sh"))
@@ -94,7 +71,7 @@ fn prepare_publishes_new_then_last_then_nothing_and_smoke_passes() {
         .arg(&live)
         .output()
         .expect("bash runs");
-    assert!(smoke.status.success(), "{}", text(&smoke));
+    assert!(smoke.status.success(), "{}", common::output_text(&smoke));
 
     // 2. The newest export is refused: the live export is rebuilt, now honestly stale.
     let bad = tmp.path().join("bad.json");
@@ -106,11 +83,11 @@ fn prepare_publishes_new_then_last_then_nothing_and_smoke_passes() {
         &format!("file://{}", bad.display()),
         Some(&site_url),
     );
-    assert!(run.status.success(), "{}", text(&run));
+    assert!(run.status.success(), "{}", common::output_text(&run));
     assert!(
-        text(&run).contains("publishing mode=last"),
+        common::output_text(&run).contains("publishing mode=last"),
         "{}",
-        text(&run)
+        common::output_text(&run)
     );
     let page: serde_json::Value = serde_json::from_slice(
         &std::fs::read(rebuilt.join("_api/models/list/tokens_30d/desc/25/0.json")).expect("page"),
@@ -130,11 +107,11 @@ fn prepare_publishes_new_then_last_then_nothing_and_smoke_passes() {
         "file:///nonexistent/export.json",
         None,
     );
-    assert!(run.status.success(), "{}", text(&run));
+    assert!(run.status.success(), "{}", common::output_text(&run));
     assert!(
-        text(&run).contains("publishing mode=unavailable"),
+        common::output_text(&run).contains("publishing mode=unavailable"),
         "{}",
-        text(&run)
+        common::output_text(&run)
     );
     assert!(empty.join("api/v1/about.json").exists() && !empty.join("api/export.json").exists());
 }
@@ -187,14 +164,21 @@ fn prepare_collects_first_and_falls_back_when_collecting_fails() {
     let live = tmp.path().join("live");
     let work = tmp.path().join("w1");
     let run = prepare_collecting(&work, &live, &standin, None);
-    assert!(run.status.success(), "{}", text(&run));
+    assert!(run.status.success(), "{}", common::output_text(&run));
     assert!(
-        text(&run).contains("collected a new export"),
+        common::output_text(&run).contains("collected a new export"),
         "{}",
-        text(&run)
+        common::output_text(&run)
     );
-    assert!(text(&run).contains("publishing mode=new"), "{}", text(&run));
-    assert!(!text(&run).contains(common::sources::KEY), "key printed");
+    assert!(
+        common::output_text(&run).contains("publishing mode=new"),
+        "{}",
+        common::output_text(&run)
+    );
+    assert!(
+        !common::output_text(&run).contains(common::sources::KEY),
+        "key printed"
+    );
     for (site, collected) in [
         ("api/export.json", "export.json"),
         ("api/supply.json", "supply.json"),
@@ -207,14 +191,14 @@ fn prepare_collects_first_and_falls_back_when_collecting_fails() {
     }
 
     // Serve it as production.
-    let site_url = serve_as_production(&live);
+    let site_url = common::serve_on_loopback(&live);
 
     // 2. The next run passes the live feeds as previous files: the supply history grows.
     standin.clear_log();
     let next = tmp.path().join("next");
     let work2 = tmp.path().join("w2");
     let run = prepare_collecting(&work2, &next, &standin, Some(&site_url));
-    assert!(run.status.success(), "{}", text(&run));
+    assert!(run.status.success(), "{}", common::output_text(&run));
     let supply: serde_json::Value =
         serde_json::from_slice(&std::fs::read(work2.join("collected/supply.json")).expect("read"))
             .expect("json");
@@ -235,14 +219,21 @@ fn prepare_collects_first_and_falls_back_when_collecting_fails() {
     );
     let fallback = tmp.path().join("fallback");
     let run = prepare_collecting(&tmp.path().join("w3"), &fallback, &standin, Some(&site_url));
-    assert!(run.status.success(), "{}", text(&run));
-    assert!(text(&run).contains("collecting failed"), "{}", text(&run));
+    assert!(run.status.success(), "{}", common::output_text(&run));
     assert!(
-        text(&run).contains("publishing mode=last"),
+        common::output_text(&run).contains("collecting failed"),
         "{}",
-        text(&run)
+        common::output_text(&run)
     );
-    assert!(!text(&run).contains(common::sources::KEY), "key printed");
+    assert!(
+        common::output_text(&run).contains("publishing mode=last"),
+        "{}",
+        common::output_text(&run)
+    );
+    assert!(
+        !common::output_text(&run).contains(common::sources::KEY),
+        "key printed"
+    );
     assert_eq!(
         std::fs::read(fallback.join("api/export.json")).expect("rebuilt"),
         std::fs::read(live.join("api/export.json")).expect("live")

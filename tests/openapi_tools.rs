@@ -9,11 +9,9 @@ mod common;
 
 use std::path::Path;
 use std::process::{Command, Output};
-use std::time::Duration;
 
 use model_demand::contract;
 use model_demand::query::{self, Order, SortKey};
-use model_demand::serve::{self, ServeOptions};
 use model_demand::site::DEFAULT_BASE_URL;
 use serde_json::Value;
 
@@ -27,14 +25,6 @@ fn write_document(dir: &Path) -> std::path::PathBuf {
     let path = dir.join("openapi.json");
     std::fs::write(&path, contract::openapi_json(DEFAULT_BASE_URL, None)).expect("write");
     path
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 #[test]
@@ -55,11 +45,14 @@ fn redocly_lint_finds_no_error_and_no_warning() {
     };
     let out = lint("json");
     let report: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("redocly's JSON report: {e}: {}", text(&out)));
+        .unwrap_or_else(|e| panic!("redocly's JSON report: {e}: {}", common::output_text(&out)));
     let totals = &report["totals"];
     if totals["errors"] != 0 || totals["warnings"] != 0 || !out.status.success() {
         // The readable report says what to fix.
-        panic!("redocly: {totals}\n{}", text(&lint("stylish")));
+        panic!(
+            "redocly: {totals}\n{}",
+            common::output_text(&lint("stylish"))
+        );
     }
     assert_eq!(totals["ignored"], 0, "{totals}");
 }
@@ -85,25 +78,18 @@ fn spectral_lint_finds_nothing() {
         .output()
         .expect("spectral runs");
     let findings: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("spectral's JSON report: {e}: {}", text(&out)));
-    assert_eq!(findings, Value::Array(vec![]), "spectral: {}", text(&out));
-    assert!(out.status.success(), "spectral: {}", text(&out));
-}
-
-/// The preview server on loopback serving `site`; returns its base URL.
-fn start_server(site: &Path) -> String {
-    let running = serve::start(
-        site,
-        "127.0.0.1:0".parse().expect("addr"),
-        ServeOptions {
-            workers: 2,
-            io_timeout: Duration::from_secs(5),
-        },
-    )
-    .expect("serves");
-    let url = format!("http://{}", running.addr);
-    std::thread::spawn(move || running.wait());
-    url
+        .unwrap_or_else(|e| panic!("spectral's JSON report: {e}: {}", common::output_text(&out)));
+    assert_eq!(
+        findings,
+        Value::Array(vec![]),
+        "spectral: {}",
+        common::output_text(&out)
+    );
+    assert!(
+        out.status.success(),
+        "spectral: {}",
+        common::output_text(&out)
+    );
 }
 
 fn python(args: &[&std::ffi::OsStr]) -> Output {
@@ -115,7 +101,7 @@ fn python(args: &[&std::ffi::OsStr]) -> Output {
         .output()
         .expect("python3 runs");
     assert!(
-        !text(&out).contains("No module named openapi_python_client"),
+        !common::output_text(&out).contains("No module named openapi_python_client"),
         "the client test needs `pip install -r tests/requirements.txt`"
     );
     out
@@ -126,7 +112,7 @@ fn the_generated_python_client_reads_about_pages_through_every_model_and_looks_o
     let dir = tempfile::tempdir().expect("temp dir");
     let site = dir.path().join("site");
     common::build_small(&site);
-    let base_url = start_server(&site);
+    let base_url = common::serve_on_loopback(&site);
 
     // Generate the client from the document the site serves.
     let client_dir = dir.path().join("client");
@@ -143,7 +129,7 @@ fn the_generated_python_client_reads_about_pages_through_every_model_and_looks_o
         "--output-path".as_ref(),
         client_dir.join("model_demand_client").as_os_str(),
     ]);
-    let generated = text(&out);
+    let generated = common::output_text(&out);
     assert!(out.status.success(), "generation failed: {generated}");
     // The generator warns about any part of the document it cannot turn into code.
     assert!(!generated.to_lowercase().contains("warning"), "{generated}");
@@ -162,7 +148,11 @@ fn the_generated_python_client_reads_about_pages_through_every_model_and_looks_o
         base_url.as_ref(),
         wanted.as_ref(),
     ]);
-    assert!(out.status.success(), "the client failed: {}", text(&out));
+    assert!(
+        out.status.success(),
+        "the client failed: {}",
+        common::output_text(&out)
+    );
     let report: Value = serde_json::from_slice(&out.stdout).expect("the script's JSON report");
 
     let about = &report["about"];

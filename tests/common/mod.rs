@@ -64,3 +64,29 @@ pub fn npm_package(name: &str, version: &str) -> PathBuf {
     }
     modules
 }
+
+/// Starts the preview server on a free loopback port for the rest of the test, serving `site`;
+/// returns its base URL.
+pub fn serve_on_loopback(site: &Path) -> String {
+    let running = model_demand::serve::start(
+        site,
+        "127.0.0.1:0".parse().expect("addr"),
+        model_demand::serve::ServeOptions {
+            workers: 2,
+            io_timeout: std::time::Duration::from_secs(5),
+        },
+    )
+    .expect("serves");
+    let url = format!("http://{}", running.addr);
+    std::thread::spawn(move || running.wait());
+    url
+}
+
+/// A finished command's standard output and error, for assertion messages.
+pub fn output_text(out: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
