@@ -214,6 +214,16 @@ fn the_twelve_facts_of_six_real_configurations() {
     // (Qwen3-Next's are) is completed with a second range; no request transfers more than
     // 200 KB unless its header alone is larger.
     let log = standin.log();
+    // Without a cache, no whole file (config, index) is requested twice in one run, even the
+    // index a quantized base needs for its size and again as its own quantization.
+    let mut files: BTreeMap<&str, usize> = BTreeMap::new();
+    for request in log
+        .iter()
+        .filter(|r| r.target.contains("/resolve/") && r.range.is_none())
+    {
+        *files.entry(request.target.as_str()).or_default() += 1;
+    }
+    assert!(files.values().all(|n| *n == 1), "{files:?}");
     let mut per_shard: BTreeMap<&str, usize> = BTreeMap::new();
     for request in log.iter().filter(|r| r.target.ends_with(".safetensors")) {
         let range = request

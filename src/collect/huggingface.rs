@@ -5,7 +5,9 @@
 //! SECURITY: the cache path is built from a repository ID and a commit the source sent, so each
 //! component is reduced to a safe name (see [`safe_component`]); nothing can escape the cache.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use serde::Deserialize;
 
@@ -88,6 +90,9 @@ pub struct Hub<'a> {
     base: String,
     token: Option<&'a Secret>,
     cache: Option<PathBuf>,
+    /// Small files already read this run (a quantized base's index is needed twice), so even
+    /// without `--cache` no file is requested twice.
+    read: Mutex<BTreeMap<String, Vec<u8>>>,
 }
 
 impl<'a> Hub<'a> {
@@ -103,6 +108,7 @@ impl<'a> Hub<'a> {
             base: base.trim_end_matches('/').to_string(),
             token,
             cache: cache.map(Path::to_path_buf),
+            read: Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -146,11 +152,25 @@ impl<'a> Hub<'a> {
 
     /// A whole (small) file at a commit, from the cache when it is there.
     pub fn file(&self, repo: &RepoInfo, file: &str) -> Result<Vec<u8>, HubError> {
-        if let Some(bytes) = self.cached(repo, file) {
-            return Ok(bytes);
-        }
-        let bytes = self.get("hf-file", &resolve_path(repo, file), &[])?;
-        self.store(repo, file, &bytes);
+        let key = resolve_path(repo, file);
+        let remembered = self
+            .read
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+            .cloned();
+        let bytes = match remembered.or_else(|| self.cached(repo, file)) {
+            Some(bytes) => bytes,
+            None => {
+                let bytes = self.get("hf-file", &key, &[])?;
+                self.store(repo, file, &bytes);
+                bytes
+            }
+        };
+        self.read
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key, bytes.clone());
         Ok(bytes)
     }
 
@@ -158,36 +178,35 @@ impl<'a> Hub<'a> {
     /// (`bytes=0-100000`, then the rest of the header when it is longer).
     pub fn header(&self, repo: &RepoInfo, file: &str) -> Result<Vec<Tensor>, HubError> {
         let key = format!("{file}.header");
-        let json = match self.cached(repo, &key) {
-            Some(bytes) => bytes,
-            None => {
-                let path = resolve_path(repo, file);
-                let first_range = format!("bytes=0-{}", FIRST_RANGE_BYTES - 1);
-                let first = self.get("hf-range", &path, &[("Range", &first_range)])?;
-                let n = safetensors::header_length(&first)
-                    .map_err(|e| HubError::Broken(format!("{file}: {e}")))?;
-                let end = 8 + usize::try_from(n).unwrap_or(usize::MAX);
-                let json = if first.len() >= end {
-                    first[8..end].to_vec()
-                } else {
-                    let rest = format!("bytes=8-{}", n + 7);
-                    let bytes = self.get("hf-range", &path, &[("Range", &rest)])?;
-                    if bytes.len() < n as usize {
-                        return Err(HubError::Broken(format!(
-                            "{file}: header of {n} bytes, {} arrived",
-                            bytes.len()
-                        )));
-                    }
-                    bytes[..n as usize].to_vec()
-                };
-                // Parse before caching: a broken header is not kept.
-                safetensors::parse_header(&json)
-                    .map_err(|e| HubError::Broken(format!("{file}: {e}")))?;
-                self.store(repo, &key, &json);
-                json
-            }
+        let parse = |json: &[u8]| {
+            safetensors::parse_header(json).map_err(|e| HubError::Broken(format!("{file}: {e}")))
         };
-        safetensors::parse_header(&json).map_err(|e| HubError::Broken(format!("{file}: {e}")))
+        if let Some(json) = self.cached(repo, &key) {
+            return parse(&json);
+        }
+        let path = resolve_path(repo, file);
+        let first_range = format!("bytes=0-{}", FIRST_RANGE_BYTES - 1);
+        let first = self.get("hf-range", &path, &[("Range", &first_range)])?;
+        let n = safetensors::header_length(&first)
+            .map_err(|e| HubError::Broken(format!("{file}: {e}")))?;
+        let end = 8 + usize::try_from(n).unwrap_or(usize::MAX);
+        let json = if first.len() >= end {
+            first[8..end].to_vec()
+        } else {
+            let rest = format!("bytes=8-{}", n + 7);
+            let bytes = self.get("hf-range", &path, &[("Range", &rest)])?;
+            if bytes.len() < n as usize {
+                return Err(HubError::Broken(format!(
+                    "{file}: header of {n} bytes, {} arrived",
+                    bytes.len()
+                )));
+            }
+            bytes[..n as usize].to_vec()
+        };
+        // Parsed before it is stored: a broken header is never cached.
+        let tensors = parse(&json)?;
+        self.store(repo, &key, &json);
+        Ok(tensors)
     }
 
     /// The same author's repositories tagged as quantizations of `repo`, sorted by ID.
