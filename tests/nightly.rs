@@ -55,12 +55,7 @@ fn prepare_publishes_new_then_last_then_nothing_and_smoke_passes() {
     // 1. The newest export is accepted.
     let live = tmp.path().join("live");
     let run = prepare(&tmp.path().join("w1"), &live, &good, None);
-    assert!(run.status.success(), "{}", common::output_text(&run));
-    assert!(
-        common::output_text(&run).contains("publishing mode=new"),
-        "{}",
-        common::output_text(&run)
-    );
+    assert_ran(&run, &["publishing mode=new"]);
 
     // Serve it as "production" on loopback.
     let site_url = common::serve_on_loopback(&live);
@@ -83,12 +78,7 @@ fn prepare_publishes_new_then_last_then_nothing_and_smoke_passes() {
         &format!("file://{}", bad.display()),
         Some(&site_url),
     );
-    assert!(run.status.success(), "{}", common::output_text(&run));
-    assert!(
-        common::output_text(&run).contains("publishing mode=last"),
-        "{}",
-        common::output_text(&run)
-    );
+    assert_ran(&run, &["publishing mode=last"]);
     let page: serde_json::Value = serde_json::from_slice(
         &std::fs::read(rebuilt.join("_api/models/list/tokens_30d/desc/25/0.json")).expect("page"),
     )
@@ -107,13 +97,18 @@ fn prepare_publishes_new_then_last_then_nothing_and_smoke_passes() {
         "file:///nonexistent/export.json",
         None,
     );
-    assert!(run.status.success(), "{}", common::output_text(&run));
-    assert!(
-        common::output_text(&run).contains("publishing mode=unavailable"),
-        "{}",
-        common::output_text(&run)
-    );
+    assert_ran(&run, &["publishing mode=unavailable"]);
     assert!(empty.join("api/v1/about.json").exists() && !empty.join("api/export.json").exists());
+}
+
+/// Asserts the script succeeded, said each phrase, and never printed the test key.
+fn assert_ran(run: &Output, phrases: &[&str]) {
+    let text = common::output_text(run);
+    assert!(run.status.success(), "{text}");
+    for phrase in phrases {
+        assert!(text.contains(phrase), "missing {phrase:?} in {text}");
+    }
+    assert!(!text.contains(common::sources::KEY), "key printed");
 }
 
 /// Runs prepare.sh with a key, collecting from a stand-in; `site_url` is production.
@@ -164,21 +159,7 @@ fn prepare_collects_first_and_falls_back_when_collecting_fails() {
     let live = tmp.path().join("live");
     let work = tmp.path().join("w1");
     let run = prepare_collecting(&work, &live, &standin, None);
-    assert!(run.status.success(), "{}", common::output_text(&run));
-    assert!(
-        common::output_text(&run).contains("collected a new export"),
-        "{}",
-        common::output_text(&run)
-    );
-    assert!(
-        common::output_text(&run).contains("publishing mode=new"),
-        "{}",
-        common::output_text(&run)
-    );
-    assert!(
-        !common::output_text(&run).contains(common::sources::KEY),
-        "key printed"
-    );
+    assert_ran(&run, &["collected a new export", "publishing mode=new"]);
     for (site, collected) in [
         ("api/export.json", "export.json"),
         ("api/supply.json", "supply.json"),
@@ -198,7 +179,7 @@ fn prepare_collects_first_and_falls_back_when_collecting_fails() {
     let next = tmp.path().join("next");
     let work2 = tmp.path().join("w2");
     let run = prepare_collecting(&work2, &next, &standin, Some(&site_url));
-    assert!(run.status.success(), "{}", common::output_text(&run));
+    assert_ran(&run, &[]);
     let supply: serde_json::Value =
         serde_json::from_slice(&std::fs::read(work2.join("collected/supply.json")).expect("read"))
             .expect("json");
@@ -219,21 +200,7 @@ fn prepare_collects_first_and_falls_back_when_collecting_fails() {
     );
     let fallback = tmp.path().join("fallback");
     let run = prepare_collecting(&tmp.path().join("w3"), &fallback, &standin, Some(&site_url));
-    assert!(run.status.success(), "{}", common::output_text(&run));
-    assert!(
-        common::output_text(&run).contains("collecting failed"),
-        "{}",
-        common::output_text(&run)
-    );
-    assert!(
-        common::output_text(&run).contains("publishing mode=last"),
-        "{}",
-        common::output_text(&run)
-    );
-    assert!(
-        !common::output_text(&run).contains(common::sources::KEY),
-        "key printed"
-    );
+    assert_ran(&run, &["collecting failed", "publishing mode=last"]);
     assert_eq!(
         std::fs::read(fallback.join("api/export.json")).expect("rebuilt"),
         std::fs::read(live.join("api/export.json")).expect("live")
