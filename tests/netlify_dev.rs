@@ -12,6 +12,8 @@
 
 mod common;
 
+use common::netlify;
+
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -20,12 +22,6 @@ use std::time::{Duration, Instant};
 
 use model_demand::query::{percent_encode, OFFSET_MAX};
 use model_demand::serve::{self, ServeOptions, Site};
-use model_demand::site::sha256_hex;
-
-const NETLIFY_CLI: &str = "27.10.2";
-const DENO: &str = "2.9.6";
-/// The module netlify-cli's config extractor imports for its types only.
-const TYPES_URL_PATH: &str = "/bootstrap/globals/types.ts";
 
 /// One HTTP exchange as seen on the wire.
 #[derive(Debug, Clone)]
@@ -155,47 +151,10 @@ impl NetlifyDev {
     }
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read dir") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
-}
-
-/// Deno's cache entry for `https://edge.netlify.com/bootstrap/globals/types.ts`: the file named
-/// by the SHA-256 of the URL path, the body, then Deno's metadata line. The extractor imports
-/// the module for a type only, so a one-line type stands in for it.
-fn write_types_stand_in(deno_dir: &Path) {
-    let dir = deno_dir.join("remote/https/edge.netlify.com");
-    std::fs::create_dir_all(&dir).expect("deno cache dir");
-    let body =
-        "export type NetlifyGlobal = { readonly context: unknown; readonly env: unknown };\n";
-    let metadata = format!(
-        "{{\"headers\":{{\"content-type\":\"application/typescript\"}},\"url\":\"https://edge.netlify.com{TYPES_URL_PATH}\"}}"
-    );
-    std::fs::write(
-        dir.join(sha256_hex(TYPES_URL_PATH.as_bytes())),
-        format!("{body}\n// denoCacheMetadata={metadata}"),
-    )
-    .expect("write stand-in");
-}
-
 /// Lays out `dir` as a Netlify project (the built site in `out/`, `netlify.toml`, `netlify/`)
 /// and starts `netlify dev --offline` on it; returns once an unknown parameter answers 400,
 /// which needs the edge function loaded.
 fn start_netlify_dev(dir: &Path) -> NetlifyDev {
-    let cli = common::npm_package("netlify-cli", NETLIFY_CLI);
-    let deno_bin = common::npm_package("deno", DENO).join(".bin");
-    assert!(
-        deno_bin.join("deno").exists(),
-        "npm deno {DENO} has no binary"
-    );
     let static_port = free_port();
     let toml = std::fs::read_to_string(common::crate_path("netlify.toml")).expect("netlify.toml");
     std::fs::write(
@@ -203,38 +162,14 @@ fn start_netlify_dev(dir: &Path) -> NetlifyDev {
         format!("{toml}\n# Test only: the static server's port.\n[dev]\n  staticServerPort = {static_port}\n"),
     )
     .expect("write netlify.toml");
-    copy_dir(&common::crate_path("netlify"), &dir.join("netlify"));
-    let deno_dir = dir.join("deno-dir");
-    write_types_stand_in(&deno_dir);
-    let home = dir.join("home");
-    std::fs::create_dir_all(&home).expect("home");
-    let bootstrap = cli.join("@netlify/edge-functions-dev/dist/deno/bootstrap.mjs");
-    assert!(bootstrap.exists(), "{} is missing", bootstrap.display());
-    let path = format!(
-        "{}:{}",
-        deno_bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    netlify::copy_dir(&common::crate_path("netlify"), &dir.join("netlify"));
     let port = free_port();
     let log = dir.join("netlify-dev.log");
     let log_file = std::fs::File::create(&log).expect("log");
     use std::os::unix::process::CommandExt;
-    let child = Command::new(cli.join(".bin/netlify"))
+    let child = netlify::command(dir, dir)
         .args(["dev", "--offline", "--no-open", "--framework", "#static"])
         .args(["--port", &port.to_string()])
-        .current_dir(dir)
-        .env("PATH", path)
-        .env("HOME", &home)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env("DENO_DIR", &deno_dir)
-        .env("DENO_NO_UPDATE_CHECK", "1")
-        .env(
-            "NETLIFY_EDGE_BOOTSTRAP",
-            format!("file://{}", bootstrap.display()),
-        )
-        .env("NETLIFY_TELEMETRY_DISABLED", "1")
-        .env("NO_COLOR", "1")
-        .env("CI", "1")
         .stdin(Stdio::null())
         .stdout(log_file.try_clone().expect("log"))
         .stderr(log_file)

@@ -1,10 +1,15 @@
-//! The nightly job: its workflow passes actionlint, and its prepare and smoke scripts run end to
-//! end on this machine, with file:// inputs and the preview server standing in for production.
+//! Publishing end to end, offline: the nightly workflow passes actionlint; its scripts
+//! (published.sh, collect.sh, publish.sh) run against a local bare repository standing in for
+//! GitHub and a stand-in for OpenRouter and the Netlify build hook; and `netlify build
+//! --offline` (Netlify's own build, edge functions bundled) runs the generated build command over
+//! checkouts of the data branch they wrote, giving sites `verify` accepts.
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+use common::standin::{Reply, StandIn};
 
 #[test]
 fn the_workflow_passes_actionlint() {
@@ -24,109 +29,205 @@ fn the_workflow_passes_actionlint() {
     assert!(text.contains("1 file(s), 0 finding(s)"), "{text}");
 }
 
-fn prepare(work: &Path, out: &Path, export_url: &str, site_url: Option<&str>) -> Output {
-    let small = common::crate_path("tests/fixtures/small");
-    let mut cmd = Command::new("bash");
-    cmd.arg(common::crate_path("scripts/nightly/prepare.sh"))
-        .env("BIN", env!("CARGO_BIN_EXE_model-demand"))
-        .env("OUT", out)
-        .env("WORK", work)
-        .env("EXPORT_URL", export_url)
-        .env(
-            "SUPPLY_URL",
-            format!("file://{}", small.join("supply.json").display()),
-        )
-        .env("BASE_URL", "https://model-demand.example")
-        .env_remove("SITE_URL")
-        .env_remove("DOCS_URL")
-        .env_remove("GITHUB_OUTPUT");
-    if let Some(url) = site_url {
-        cmd.env("SITE_URL", url);
+/// The build hook's secret part; it must never be printed.
+const HOOK_ID: &str = "hook-id-that-must-stay-secret";
+
+/// The files of the repository the publishing path reads: the scripts, the edge functions and
+/// the Netlify configuration (the crate itself is not needed: the tests pass a built binary).
+const PROJECT_FILES: [&str; 4] = ["scripts", "netlify", "netlify.toml", "rust-toolchain.toml"];
+
+/// A bare repository standing in for GitHub, and a clone of its `main` to run the scripts in.
+struct Remote {
+    tmp: tempfile::TempDir,
+    bare: PathBuf,
+    work: PathBuf,
+}
+
+/// Runs git with no user or system configuration, as a fixed identity.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = git_command(dir).args(args).output().expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        common::output_text(&out)
+    );
+    String::from_utf8_lossy(&out.stdout).trim_end().to_string()
+}
+
+fn git_command(dir: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "nightly test")
+        .env("GIT_AUTHOR_EMAIL", "nightly@test.invalid")
+        .env("GIT_COMMITTER_NAME", "nightly test")
+        .env("GIT_COMMITTER_EMAIL", "nightly@test.invalid");
+    cmd
+}
+
+impl Remote {
+    fn new() -> Remote {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let bare = tmp.path().join("remote.git");
+        let work = tmp.path().join("work");
+        std::fs::create_dir_all(&work).expect("mkdir");
+        git(tmp.path(), &["init", "-q", "--bare", "remote.git"]);
+        git(&work, &["init", "-q", "-b", "main"]);
+        for name in PROJECT_FILES {
+            let from = common::crate_path(name);
+            if from.is_dir() {
+                common::netlify::copy_dir(&from, &work.join(name));
+            } else {
+                std::fs::copy(&from, work.join(name)).expect("copy");
+            }
+        }
+        git(&work, &["add", "-A"]);
+        git(&work, &["commit", "-q", "-m", "main"]);
+        git(&work, &["remote", "add", "origin", &bare.to_string_lossy()]);
+        git(&work, &["push", "-q", "origin", "main"]);
+        Remote { tmp, bare, work }
     }
-    cmd.output().expect("bash runs")
-}
 
-#[test]
-fn prepare_publishes_new_then_last_then_nothing_and_smoke_passes() {
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let small = common::crate_path("tests/fixtures/small");
-    let good = format!("file://{}", small.join("export.json").display());
-
-    // 1. The newest export is accepted.
-    let live = tmp.path().join("live");
-    let run = prepare(&tmp.path().join("w1"), &live, &good, None);
-    assert_ran(&run, &["publishing mode=new"]);
-
-    // Serve it as "production" on loopback.
-    let site_url = common::serve_on_loopback(&live);
-
-    let smoke = Command::new("bash")
-        .arg(common::crate_path("scripts/nightly/smoke.sh"))
-        .arg(&site_url)
-        .arg(&live)
-        .output()
-        .expect("bash runs");
-    assert!(smoke.status.success(), "{}", common::output_text(&smoke));
-
-    // 2. The newest export is refused: the live export is rebuilt, now honestly stale.
-    let bad = tmp.path().join("bad.json");
-    std::fs::write(&bad, b"{\"export_schema_version\": 2}").expect("write");
-    let rebuilt = tmp.path().join("rebuilt");
-    let run = prepare(
-        &tmp.path().join("w2"),
-        &rebuilt,
-        &format!("file://{}", bad.display()),
-        Some(&site_url),
-    );
-    assert_ran(&run, &["publishing mode=last"]);
-    let page: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(rebuilt.join("_api/models/list/tokens_30d/desc/25/0.json")).expect("page"),
-    )
-    .expect("json");
-    assert_eq!(page["freshness"]["state"], "stale");
-    assert_eq!(
-        std::fs::read(rebuilt.join("api/export.json")).expect("export"),
-        std::fs::read(small.join("export.json")).expect("fixture")
-    );
-
-    // 3. Nothing accepted anywhere: the no-data site.
-    let empty = tmp.path().join("empty");
-    let run = prepare(
-        &tmp.path().join("w3"),
-        &empty,
-        "file:///nonexistent/export.json",
-        None,
-    );
-    assert_ran(&run, &["publishing mode=unavailable"]);
-    assert!(empty.join("api/v1/about.json").exists() && !empty.join("api/export.json").exists());
-}
-
-/// Asserts the script succeeded, said each phrase, and never printed the test key.
-fn assert_ran(run: &Output, phrases: &[&str]) {
-    let text = common::output_text(run);
-    assert!(run.status.success(), "{text}");
-    for phrase in phrases {
-        assert!(text.contains(phrase), "missing {phrase:?} in {text}");
+    /// Commits a change to `main` and pushes it.
+    fn move_main(&self) -> String {
+        std::fs::write(self.work.join("CHANGES"), "main moved\n").expect("write");
+        git(&self.work, &["add", "CHANGES"]);
+        git(&self.work, &["commit", "-q", "-m", "main moves"]);
+        git(&self.work, &["push", "-q", "origin", "main"]);
+        git(&self.work, &["rev-parse", "HEAD"])
     }
-    assert!(!text.contains(common::sources::KEY), "key printed");
+
+    /// The data branch's tip on the remote, if any.
+    fn data_tip(&self) -> Option<String> {
+        let out = git_command(&self.bare)
+            .args(["rev-parse", "-q", "--verify", "refs/heads/data"])
+            .output()
+            .expect("git runs");
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    }
+
+    /// A file of a commit on the remote, as bytes.
+    fn show(&self, commit: &str, path: &str) -> Vec<u8> {
+        git_command(&self.bare)
+            .args(["cat-file", "blob", &format!("{commit}:{path}")])
+            .output()
+            .expect("git runs")
+            .stdout
+    }
+
+    /// A fresh checkout of the data branch (what Netlify clones).
+    fn checkout_data(&self, name: &str) -> PathBuf {
+        let dir = self.tmp.path().join(name);
+        git(
+            self.tmp.path(),
+            &[
+                "clone",
+                "-q",
+                "-b",
+                "data",
+                &self.bare.to_string_lossy(),
+                &dir.to_string_lossy(),
+            ],
+        );
+        dir
+    }
+
+    /// Runs one nightly script in the work tree with `env`; returns its output and what it
+    /// wrote to `$GITHUB_OUTPUT`.
+    fn script(&self, name: &str, args: &[&str], env: &[(&str, String)]) -> (Output, String) {
+        let github_output = self.tmp.path().join(format!("{name}.github-output"));
+        let _ = std::fs::remove_file(&github_output);
+        let mut cmd = Command::new("bash");
+        cmd.arg(self.work.join("scripts/nightly").join(name))
+            .args(args)
+            .current_dir(&self.work)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("BIN", env!("CARGO_BIN_EXE_model-demand"))
+            .env("GITHUB_OUTPUT", &github_output)
+            .env_remove("OPENROUTER_API_KEY")
+            .env_remove("HF_TOKEN")
+            .env_remove("EXPORT_URL")
+            .env_remove("SUPPLY_URL")
+            .env_remove("BUILD_HOOK_URL");
+        for (key, value) in env {
+            cmd.env(key, value);
+        }
+        let out = cmd.output().expect("bash runs");
+        let written = std::fs::read_to_string(&github_output).unwrap_or_default();
+        let text = common::output_text(&out);
+        assert!(!text.contains(common::sources::KEY), "key printed: {text}");
+        assert!(!text.contains(HOOK_ID), "build hook printed: {text}");
+        (out, written)
+    }
+
+    /// One nightly run: published.sh, collect.sh, publish.sh, as the workflow runs them.
+    fn nightly(&self, run: &str, collect_env: &[(&str, String)], standin: &StandIn) -> Run {
+        let dir = self.tmp.path().join(run);
+        let published = dir.join("published");
+        let accepted = dir.join("accepted");
+        let common_env = [
+            ("WORK", dir.to_string_lossy().into_owned()),
+            ("PUBLISHED", published.to_string_lossy().into_owned()),
+            ("ACCEPTED", accepted.to_string_lossy().into_owned()),
+        ];
+        let (out, _) = self.script("published.sh", &[&published.to_string_lossy()], &[]);
+        assert!(out.status.success(), "{}", common::output_text(&out));
+        let env: Vec<(&str, String)> = common_env
+            .iter()
+            .cloned()
+            .chain(collect_env.iter().cloned())
+            .collect();
+        let (collect, outputs) = self.script("collect.sh", &[], &env);
+        assert!(
+            collect.status.success(),
+            "{}",
+            common::output_text(&collect)
+        );
+        let why = outputs
+            .lines()
+            .find_map(|line| line.strip_prefix("why="))
+            .unwrap_or_default()
+            .to_string();
+        let mut publish_env: Vec<(&str, String)> = common_env.to_vec();
+        publish_env.push(("WHY", why));
+        publish_env.push((
+            "BUILD_HOOK_URL",
+            format!("{}/build_hooks/{HOOK_ID}", standin.base),
+        ));
+        let (publish, published_as) = self.script("publish.sh", &[], &publish_env);
+        Run {
+            dir,
+            collect_text: common::output_text(&collect),
+            accepted: outputs.contains("accepted=yes\n"),
+            publish,
+            published_as,
+        }
+    }
 }
 
-/// Runs prepare.sh with a key, collecting from a stand-in; `site_url` is production.
-fn prepare_collecting(
-    work: &Path,
-    out: &Path,
-    standin: &common::standin::StandIn,
-    site_url: Option<&str>,
-) -> Output {
-    let mut cmd = Command::new("bash");
-    cmd.arg(common::crate_path("scripts/nightly/prepare.sh"))
-        .env("BIN", env!("CARGO_BIN_EXE_model-demand"))
-        .env("OUT", out)
-        .env("WORK", work)
-        .env("OPENROUTER_API_KEY", common::sources::KEY)
-        .env_remove("HF_TOKEN")
-        .env("CACHE_DIR", work.join("cache"))
-        .env(
+/// What one nightly run did.
+struct Run {
+    dir: PathBuf,
+    collect_text: String,
+    accepted: bool,
+    publish: Output,
+    published_as: String,
+}
+
+/// The target the build hook is called at.
+fn hook_target() -> String {
+    format!("/build_hooks/{HOOK_ID}?trigger_title=nightly%3A+no+new+export+accepted%2C+rebuilding+the+published+inputs")
+}
+
+/// Collect options pointing at the stand-in, with the test key.
+fn collecting(standin: &StandIn) -> Vec<(&'static str, String)> {
+    vec![
+        ("OPENROUTER_API_KEY", common::sources::KEY.to_string()),
+        (
             "COLLECT_ARGS",
             format!(
                 "--now {} --days {} --openrouter-url {} --huggingface-url {} --policy {}",
@@ -136,73 +237,226 @@ fn prepare_collecting(
                 standin.base,
                 common::crate_path("data/policy.json").display()
             ),
-        )
-        .env("EXPORT_URL", "file:///nonexistent/export.json")
-        .env("BASE_URL", "https://model-demand.example")
-        .env_remove("SUPPLY_URL")
-        .env_remove("SITE_URL")
-        .env_remove("DOCS_URL")
-        .env_remove("GITHUB_OUTPUT");
-    if let Some(url) = site_url {
-        cmd.env("SITE_URL", url);
-    }
-    cmd.output().expect("bash runs")
+        ),
+    ]
+}
+
+/// Parents of a commit on the remote.
+fn parents(remote: &Remote, commit: &str) -> Vec<String> {
+    git(&remote.bare, &["rev-list", "--parents", "-n", "1", commit])
+        .split_whitespace()
+        .skip(1)
+        .map(str::to_string)
+        .collect()
+}
+
+/// Runs `netlify build --offline` in `checkout` with the test's binary standing in for the
+/// cargo build (measured in benches/netlify_build.sh instead).
+fn netlify_build(checkout: &Path, scratch: &Path) -> Output {
+    common::netlify::command(checkout, scratch)
+        .args(["build", "--offline"])
+        .env("MODEL_DEMAND_BIN", env!("CARGO_BIN_EXE_model-demand"))
+        .env("URL", "https://model-demand.example")
+        .output()
+        .expect("netlify runs")
+}
+
+fn json(bytes: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(bytes).expect("JSON")
+}
+
+/// Asserts `verify` accepts the site and returns whether it holds data.
+fn verified_has_data(site: &Path) -> bool {
+    let out = Command::new(env!("CARGO_BIN_EXE_model-demand"))
+        .args(["verify", "--dir"])
+        .arg(site)
+        .output()
+        .expect("verify runs");
+    assert!(out.status.success(), "{}", common::output_text(&out));
+    json(&std::fs::read(site.join("_api/routes.json")).expect("routes"))["has_data"]
+        .as_bool()
+        .expect("has_data")
+}
+
+/// Both edge functions were bundled, at the paths the site needs.
+fn assert_edge_functions_bundled(checkout: &Path) {
+    let manifest = json(
+        &std::fs::read(checkout.join(".netlify/edge-functions-dist/manifest.json"))
+            .expect("edge manifest"),
+    );
+    let routes = manifest["routes"].as_array().expect("routes");
+    let route = |name: &str| {
+        routes
+            .iter()
+            .find(|r| r["function"] == name)
+            .unwrap_or_else(|| panic!("{name} not bundled: {manifest}"))
+            .clone()
+    };
+    assert_eq!(route("models")["path"], "/api/v1/models");
+    assert_eq!(route("methods")["path"], "/*");
+    let bundle = manifest["bundles"][0]["asset"].as_str().expect("bundle");
+    assert!(checkout
+        .join(".netlify/edge-functions-dist")
+        .join(bundle)
+        .exists());
 }
 
 #[test]
-fn prepare_collects_first_and_falls_back_when_collecting_fails() {
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let standin = common::standin::StandIn::start();
+fn the_data_branch_is_published_rebuilt_and_built_by_netlify() {
+    let remote = Remote::new();
+    let standin = StandIn::start();
     common::sources::script_openrouter(&standin);
+    standin.route(&hook_target(), vec![Reply::json("")]);
+    let main = git(&remote.work, &["rev-parse", "HEAD"]);
 
-    // 1. Collecting works: the collected pair is what the site publishes.
-    let live = tmp.path().join("live");
-    let work = tmp.path().join("w1");
-    let run = prepare_collecting(&work, &live, &standin, None);
-    assert_ran(&run, &["collected a new export", "publishing mode=new"]);
-    for (site, collected) in [
-        ("api/export.json", "export.json"),
-        ("api/supply.json", "supply.json"),
-    ] {
+    // 1. The first run accepts nothing: the data branch starts at main, the no-data site.
+    let run = remote.nightly("run1", &[], &standin);
+    assert!(!run.accepted, "{}", run.collect_text);
+    assert!(run.publish.status.success());
+    assert_eq!(remote.data_tip().as_deref(), Some(main.as_str()));
+    let checkout = remote.checkout_data("checkout1");
+    let built = netlify_build(&checkout, &run.dir);
+    let text = common::output_text(&built);
+    assert!(built.status.success(), "{text}");
+    assert!(text.contains("building the no-data site"), "{text}");
+    assert!(
+        !verified_has_data(&checkout.join("out")),
+        "never the sample"
+    );
+    assert!(!checkout.join("out/api/export.json").exists());
+    assert_edge_functions_bundled(&checkout);
+
+    // 2. Collected from the sources: one commit holding the accepted pair, on top of main.
+    let run = remote.nightly("run2", &collecting(&standin), &standin);
+    assert!(run.accepted, "{}", run.collect_text);
+    assert!(run.publish.status.success());
+    assert_eq!(run.published_as, "published=commit\n");
+    let tip = remote.data_tip().expect("data branch");
+    assert_eq!(parents(&remote, &tip), vec![main.clone()]);
+    let collected = run.dir.join("collected");
+    for name in ["export.json", "supply.json"] {
         assert_eq!(
-            std::fs::read(live.join(site)).expect("published"),
-            std::fs::read(work.join("collected").join(collected)).expect("collected"),
-            "{site}"
+            remote.show(&tip, &format!("data/live/{name}")),
+            std::fs::read(collected.join(name)).expect("collected"),
+            "{name}"
         );
     }
-
-    // Serve it as production.
-    let site_url = common::serve_on_loopback(&live);
-
-    // 2. The next run passes the live feeds as previous files: the supply history grows.
-    standin.clear_log();
-    let next = tmp.path().join("next");
-    let work2 = tmp.path().join("w2");
-    let run = prepare_collecting(&work2, &next, &standin, Some(&site_url));
-    assert_ran(&run, &[]);
-    let supply: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(work2.join("collected/supply.json")).expect("read"))
-            .expect("json");
-    assert_eq!(
-        supply["collections"].as_array().map(Vec::len),
-        Some(1),
-        "a collection at the same instant replaces the live one"
+    let export = json(&std::fs::read(collected.join("export.json")).expect("export"));
+    let message = git(&remote.bare, &["log", "-1", "--format=%B", &tip]);
+    let days = export["days"].as_array().expect("days");
+    let subject = format!(
+        "data: export of 2026-11-21 ({} day(s) to {}, 5 model(s), supply: 1 collection(s))",
+        days.len(),
+        common::sources::END
     );
+    assert!(message.starts_with(&subject), "{message}");
+    assert!(message.contains(
+        export["demand_source"]["attribution"]
+            .as_str()
+            .expect("text")
+    ));
+    assert!(message.contains(&format!("Main at {main}.")));
+    assert_eq!(
+        remote.show(&tip, "scripts/netlify/build.sh"),
+        remote.show(&main, "scripts/netlify/build.sh"),
+        "the data branch is main plus data/live"
+    );
+
+    // Netlify builds it: the site serves the accepted export and passes verify and smoke.
+    let checkout = remote.checkout_data("checkout2");
+    let built = netlify_build(&checkout, &run.dir);
+    let text = common::output_text(&built);
+    assert!(built.status.success(), "{text}");
+    assert!(text.contains("build from data/live/export.json"), "{text}");
+    assert!(text.contains("verified "), "{text}");
+    let site = checkout.join("out");
+    assert!(verified_has_data(&site));
+    assert_eq!(
+        std::fs::read(site.join("api/export.json")).expect("feed"),
+        std::fs::read(collected.join("export.json")).expect("collected")
+    );
+    assert_edge_functions_bundled(&checkout);
+    let smoke = Command::new("bash")
+        .arg(common::crate_path("scripts/nightly/smoke.sh"))
+        .arg(common::serve_on_loopback(&site))
+        .arg(&site)
+        .output()
+        .expect("bash runs");
+    assert!(smoke.status.success(), "{}", common::output_text(&smoke));
+
+    // Collecting the same sources again, with the published pair as the previous files, gives
+    // the same pair: nothing to commit, the build hook rebuilds.
+    let run = remote.nightly("run2b", &collecting(&standin), &standin);
+    assert!(run.accepted, "{}", run.collect_text);
+    assert_eq!(run.published_as, "published=rebuild\n");
     assert!(
-        work2.join("live-supply.json").exists(),
-        "the live feed was fetched"
+        common::output_text(&run.publish).contains("the accepted inputs are the published ones")
+    );
+    assert_eq!(remote.data_tip().as_deref(), Some(tip.as_str()));
+
+    // 3. The newest export is refused: nothing is committed; the build hook rebuilds.
+    let bad = remote.tmp.path().join("bad.json");
+    std::fs::write(&bad, b"{\"export_schema_version\": 2}").expect("write");
+    standin.clear_log();
+    let run = remote.nightly(
+        "run3",
+        &[("EXPORT_URL", format!("file://{}", bad.display()))],
+        &standin,
+    );
+    assert!(!run.accepted);
+    assert!(
+        run.collect_text
+            .contains("the export at EXPORT_URL is refused"),
+        "{}",
+        run.collect_text
+    );
+    assert!(run.publish.status.success());
+    assert_eq!(run.published_as, "published=rebuild\n");
+    assert_eq!(remote.data_tip().as_deref(), Some(tip.as_str()));
+    let hooks: Vec<_> = standin
+        .log()
+        .into_iter()
+        .filter(|r| r.target.starts_with("/build_hooks/"))
+        .collect();
+    assert_eq!(hooks.len(), 1, "{hooks:?}");
+    assert_eq!(hooks[0].method, "POST");
+    assert!(
+        std::fs::read(run.dir.join("published/export.json")).expect("published")
+            == remote.show(&tip, "data/live/export.json"),
+        "the published inputs were read back"
     );
 
-    // 3. The source refuses the key: the live export is rebuilt, as before collect existed.
-    standin.route(
-        &common::sources::rankings_target(),
-        vec![common::standin::Reply::error(401)],
+    // 4. Main moved and collecting fails: the data branch follows main with the same inputs.
+    let new_main = remote.move_main();
+    standin.route(&common::sources::rankings_target(), vec![Reply::error(401)]);
+    let run = remote.nightly("run4", &collecting(&standin), &standin);
+    assert!(!run.accepted);
+    assert!(run.publish.status.success());
+    let followed = remote.data_tip().expect("data branch");
+    assert_eq!(parents(&remote, &followed), vec![tip.clone(), new_main]);
+    for name in ["data/live/export.json", "data/live/supply.json"] {
+        assert_eq!(
+            remote.show(&followed, name),
+            remote.show(&tip, name),
+            "{name}"
+        );
+    }
+    let subject = git(&remote.bare, &["log", "-1", "--format=%s", &followed]);
+    assert!(
+        subject.starts_with("data: follow main; no new export accepted (collecting failed"),
+        "{subject}"
     );
-    let fallback = tmp.path().join("fallback");
-    let run = prepare_collecting(&tmp.path().join("w3"), &fallback, &standin, Some(&site_url));
-    assert_ran(&run, &["collecting failed", "publishing mode=last"]);
-    assert_eq!(
-        std::fs::read(fallback.join("api/export.json")).expect("rebuilt"),
-        std::fs::read(live.join("api/export.json")).expect("live")
-    );
+
+    // 5. An input the build refuses (edited by hand on the branch) fails Netlify's build, so
+    //    Netlify keeps the live deploy; the refusal names its JSON path.
+    let checkout = remote.checkout_data("checkout5");
+    let path = checkout.join("data/live/export.json");
+    let mut broken = json(&std::fs::read(&path).expect("export"));
+    broken["fresh_until"] = serde_json::json!("tomorrow");
+    std::fs::write(&path, serde_json::to_vec(&broken).expect("json")).expect("write");
+    let built = netlify_build(&checkout, &run.dir);
+    let text = common::output_text(&built);
+    assert!(!built.status.success(), "{text}");
+    assert!(text.contains("$.fresh_until"), "{text}");
+    assert!(!checkout.join("out").exists());
 }

@@ -33,6 +33,8 @@ impl Reply {
 /// One request as the stand-in saw it.
 #[derive(Debug, Clone)]
 pub struct Logged {
+    /// The request method.
+    pub method: String,
     /// The request target (path and query).
     pub target: String,
     /// The `Authorization` header, if any.
@@ -159,6 +161,7 @@ fn answer(state: &Mutex<State>, request: tiny_http::Request) {
         },
     };
     state.lock().expect("lock").log.push(Logged {
+        method: request.method().as_str().to_string(),
         target,
         authorization: header(&request, "Authorization"),
         range,

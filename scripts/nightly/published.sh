@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Nightly: copies the published inputs (data/live/ at the tip of the data branch) into DIR, so
+# collect can carry their history forward. Prints what it found; an absent branch or directory
+# leaves DIR empty (the first run).
+# Usage: published.sh DIR   Environment: REMOTE (default origin), DATA_BRANCH (default data).
+set -euo pipefail
+dir=$1
+remote=${REMOTE:-origin}
+branch=${DATA_BRANCH:-data}
+mkdir -p "$dir"
+if ! git fetch --quiet "$remote" "+refs/heads/$branch:refs/remotes/$remote/$branch" 2>/dev/null; then
+  echo "nightly: no $branch branch on $remote yet: nothing published"
+  exit 0
+fi
+tip=$(git rev-parse "refs/remotes/$remote/$branch^{commit}")
+for name in export.json supply.json; do
+  if git cat-file -e "$tip:data/live/$name" 2>/dev/null; then
+    git cat-file blob "$tip:data/live/$name" > "$dir/$name"
+    echo "nightly: published data/live/$name at ${tip:0:12}"
+  fi
+done
