@@ -24,7 +24,7 @@ bin=${MODEL_DEMAND_BIN:-}
 if [ -z "$bin" ]; then
   stage "cargo build --release --locked"
   cargo build --release --locked
-  bin=target/release/model-demand
+  bin=${CARGO_TARGET_DIR:-target}/release/model-demand
 fi
 
 build_args=(--out "$out" --base-url "$base_url")
