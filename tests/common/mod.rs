@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod hf;
+pub mod oracle;
 pub mod sources;
 pub mod standin;
 
