@@ -237,24 +237,148 @@ mod tests {
         assert_eq!(median(&mut []), None);
     }
 
+    /// Integers of every size from 1 digit to 10^36, signed or positive.
+    fn magnitude(signed: bool) -> impl Strategy<Value = i128> {
+        (0u32..=36).prop_flat_map(move |digits| {
+            let top = 10i128.pow(digits);
+            if signed {
+                (-top..=top).boxed()
+            } else {
+                (1..=top).boxed()
+            }
+        })
+    }
+
+    /// Plain form: optional `-`, a whole part without leading zeros, at most 12 fractional
+    /// digits with no trailing zero, and no `-0`.
+    fn is_plain(text: &str) -> bool {
+        let body = text.strip_prefix('-').unwrap_or(text);
+        let (whole, fraction) = body.split_once('.').unwrap_or((body, ""));
+        let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+        digits(whole)
+            && (whole == "0" || !whole.starts_with('0'))
+            && (fraction.is_empty() || (digits(fraction) && fraction.len() <= RATIO_DIGITS))
+            && !fraction.ends_with('0')
+            && text != "-0"
+    }
+
+    /// A magnitude in base 10^9, least significant limb first, from decimal digits.
+    fn big(digits: &str) -> Vec<u64> {
+        let digits = digits.trim_start_matches('0');
+        let mut limbs: Vec<u64> = digits
+            .as_bytes()
+            .rchunks(9)
+            .map(|chunk| chunk.iter().fold(0, |v, b| v * 10 + u64::from(b - b'0')))
+            .collect();
+        trim(&mut limbs);
+        limbs
+    }
+
+    fn trim(limbs: &mut Vec<u64>) {
+        while limbs.last() == Some(&0) {
+            limbs.pop();
+        }
+    }
+
+    fn mul(a: &[u64], b: &[u64]) -> Vec<u64> {
+        let mut out = vec![0u64; a.len() + b.len() + 1];
+        for (i, x) in a.iter().enumerate() {
+            let mut carry = 0;
+            for (j, y) in b.iter().enumerate() {
+                let v = out[i + j] + x * y + carry;
+                out[i + j] = v % 1_000_000_000;
+                carry = v / 1_000_000_000;
+            }
+            out[i + b.len()] += carry;
+        }
+        trim(&mut out);
+        out
+    }
+
+    fn compare(a: &[u64], b: &[u64]) -> std::cmp::Ordering {
+        a.len()
+            .cmp(&b.len())
+            .then_with(|| a.iter().rev().cmp(b.iter().rev()))
+    }
+
+    /// a − b for a ≥ b.
+    fn sub(a: &[u64], b: &[u64]) -> Vec<u64> {
+        let mut out = a.to_vec();
+        let mut borrow = 0;
+        for (i, limb) in out.iter_mut().enumerate() {
+            let take = b.get(i).copied().unwrap_or(0) + borrow;
+            borrow = u64::from(*limb < take);
+            *limb = *limb + borrow * 1_000_000_000 - take;
+        }
+        trim(&mut out);
+        out
+    }
+
+    /// Checks `text` = n/d rounded to 12 digits, ties to even: with U = |text|·10^12, the error
+    /// |U·d − |n|·10^12| is at most d/2, and equals d/2 only when U is even. The sign matches
+    /// n's unless the value rounds to zero.
+    fn nearest_even(text: &str, n: i128, d: i128) -> Result<(), String> {
+        let negative = text.starts_with('-');
+        if negative != (n < 0) && text != "0" {
+            return Err("wrong sign".to_string());
+        }
+        let body = text.trim_start_matches('-');
+        let (whole, fraction) = body.split_once('.').unwrap_or((body, ""));
+        let units = big(&format!("{whole}{fraction:0<12}"));
+        let scaled_n = mul(&big(&n.unsigned_abs().to_string()), &big("1000000000000"));
+        let d_big = big(&d.to_string());
+        let product = mul(&units, &d_big);
+        let error = match compare(&product, &scaled_n) {
+            std::cmp::Ordering::Less => sub(&scaled_n, &product),
+            _ => sub(&product, &scaled_n),
+        };
+        match compare(&mul(&error, &[2]), &d_big) {
+            std::cmp::Ordering::Greater => Err("not the nearest value".to_string()),
+            std::cmp::Ordering::Equal if units.first().is_some_and(|l| l % 2 == 1) => {
+                Err("a tie not to even".to_string())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    #[test]
+    fn the_big_integer_reference_can_tell() {
+        // The checker itself: it refuses a value one unit off, and a tie sent to odd.
+        assert!(nearest_even("0.333333333333", 1, 3).is_ok());
+        assert!(nearest_even("0.333333333334", 1, 3).is_err());
+        assert!(nearest_even("0.000000000001", 3, 2_000_000_000_000).is_err());
+        assert!(nearest_even("0.000000000002", 3, 2_000_000_000_000).is_ok());
+        assert!(nearest_even("-0.5", 1, 2).is_err());
+        let huge = 10i128.pow(36);
+        assert!(nearest_even("1000000000000000000000000000000000000", huge, 1).is_ok());
+        assert!(nearest_even("1000000000000000000000000000000000001", huge, 1).is_err());
+    }
+
     proptest! {
-        /// The rounded ratio is within half a unit of the 12th digit of the true value, and a
-        /// tie always lands on an even last digit.
+        /// The rounded ratio is the nearest value with 12 fractional digits, ties to even, for
+        /// numerators and denominators of every size up to 10^36 (a trend's percentage-point
+        /// change is (a·d − c·b)·100 / (b·d) with 7-day totals up to 7·10^15 and market totals
+        /// up to about 10^18). The reference is the definition itself, checked in base-10^9
+        /// big integers by multiplication only: no division, no i128.
         #[test]
-        fn ratio_is_nearest_with_ties_to_even(n in -10i128.pow(20)..10i128.pow(20), d in 1i128..10i128.pow(20)) {
+        fn ratio_is_nearest_with_ties_to_even(n in magnitude(true), d in magnitude(false)) {
             let text = ratio(n, d);
-            let negative = text.starts_with('-');
-            let body = text.trim_start_matches('-');
-            let (whole, frac) = body.split_once('.').unwrap_or((body, ""));
-            prop_assert!(frac.len() <= RATIO_DIGITS && !frac.ends_with('0'));
-            let padded = format!("{frac:0<12}");
-            let units: i128 = whole.parse::<i128>().unwrap_or(0) * 10i128.pow(12) + padded.parse::<i128>().unwrap_or(0);
-            let units = if negative { -units } else { units };
-            // |units/10^12 - n/d| <= 1/2 * 10^-12  <=>  |units*d - n*10^12| * 2 <= d
-            let error = (units * d - n * 10i128.pow(12)).abs();
-            prop_assert!(error * 2 <= d, "{n}/{d} -> {text}");
-            if error * 2 == d {
-                prop_assert!(units % 2 == 0, "tie not to even: {n}/{d} -> {text}");
+            prop_assert!(is_plain(&text), "{n}/{d} -> {text}");
+            if let Err(why) = nearest_even(&text, n, d) {
+                prop_assert!(false, "{n}/{d} -> {text}: {why}");
+            }
+        }
+
+        /// Exact ties, built as n/d = (2u + 1) / (2·10^12), scaled by k (n and d up to 8·10^35):
+        /// the last digit is even.
+        #[test]
+        fn ratio_ties_go_to_even(u in 0i128..10i128.pow(13), k in 1i128..4 * 10i128.pow(22), negative: bool) {
+            let n = (2 * u + 1) * k * if negative { -1 } else { 1 };
+            let d = 2 * k * 10i128.pow(12);
+            let text = ratio(n, d);
+            prop_assert!(is_plain(&text), "{n}/{d} -> {text}");
+            if let Err(why) = nearest_even(&text, n, d) {
+                prop_assert!(false, "{n}/{d} -> {text}: {why}");
             }
         }
 

@@ -81,7 +81,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Verify { dir } => {
             let report = model_demand::verify::verify(&dir)?;
             println!(
-                "verified {}: {} files match the manifest, {} requests answered as designed",
+                "verified {}: {} files match the manifest, {} sampled answers consistent with the site's own feeds",
                 dir.display(),
                 report.files,
                 report.requests

@@ -1,7 +1,10 @@
 //! `verify`: checks a built site before it is deployed. The tree must match its manifest
 //! (every file present, sizes and SHA-256 equal, nothing extra), the CDN rules must be the ones
-//! the code derives, and a sample of requests answered from the files must equal what the
-//! design says, recomputed from the site's own `/api/export` and `/api/supply`.
+//! the code derives, and a sample of requests answered from the files must equal the answers
+//! this program recomputes from the site's own `/api/export` and `/api/supply`. That is a
+//! consistency check of the site with its own feeds, by the same code that built it: it finds
+//! damage and drift, not a derivation that is wrong in both places (the tests' independent
+//! oracle, `tests/oracle/oracle.py`, is what checks the derivation).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -21,7 +24,8 @@ use crate::site::{sha256_hex, Manifest, MANIFEST};
 pub struct VerifyReport {
     /// Files checked against the manifest.
     pub files: usize,
-    /// Requests answered from the files and compared.
+    /// Requests answered from the files and compared with the answers recomputed from the
+    /// site's own feeds.
     pub requests: usize,
 }
 
@@ -177,11 +181,13 @@ fn check_answers(dir: &Path, site: &Site, differences: &mut Vec<String>) -> Resu
         let body = site.read_body(&answer.body).unwrap_or_default();
         if answer.status != expected.status {
             differences.push(format!(
-                "?{q}: status {} where the design says {}",
+                "?{q}: status {} where the site's own feeds give {}",
                 answer.status, expected.status
             ));
         } else if body != expected.body {
-            differences.push(format!("?{q}: body differs from the design's answer"));
+            differences.push(format!(
+                "?{q}: body differs from the answer recomputed from the site's own feeds"
+            ));
         }
     }
     Ok(queries.len())

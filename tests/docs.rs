@@ -1,10 +1,12 @@
-//! The docs page: its table shows exactly the model records' values, unknown as "unknown".
+//! The docs page: its table shows exactly the model records' values (as the independent oracle
+//! derives them), in list order, unknown as "unknown".
 
 mod common;
 
 use std::collections::BTreeMap;
 
-use model_demand::query::{sorted_indices, Order, SortKey};
+use common::oracle::Inputs;
+use serde_json::Value;
 
 /// The cells of one table row: field → (data-value, shown text).
 type Cells = BTreeMap<String, (String, String)>;
@@ -34,33 +36,49 @@ fn rows(html: &str) -> Vec<(String, Cells)> {
     out
 }
 
+/// The small fixture's records in the default list order, from the independent oracle.
+fn oracle_records() -> Vec<Value> {
+    let inputs = Inputs::fixture("tests/fixtures/small", common::SMALL_NOW);
+    let body = inputs.bodies(&["limit=100".to_string()]).remove(0);
+    body["models"].as_array().expect("models").clone()
+}
+
 #[test]
 fn the_table_shows_the_records_exactly() {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     common::build_small(&out);
-    let (_, catalog) = common::small();
     let html = std::fs::read_to_string(out.join("docs/index.html")).expect("docs page");
     let table = rows(&html);
-    let order: Vec<&str> = sorted_indices(&catalog, SortKey::Tokens30d, Order::Desc)
-        .into_iter()
-        .map(|i| catalog.records[i].model_id.as_str())
+    let records = oracle_records();
+    let order: Vec<&str> = records
+        .iter()
+        .map(|r| r["model_id"].as_str().expect("id"))
         .collect();
     let shown: Vec<&str> = table.iter().map(|(id, _)| id.as_str()).collect();
     assert_eq!(shown, order, "rows in 30-day token order");
-    let fact = |r: &model_demand::records::ModelRecord, name: &str| {
-        let i = model_demand::export::fact_index(name).expect("fact");
-        r.facts.0[i].value.clone()
-    };
-    for (id, fields) in &table {
-        let r = &catalog.records[catalog.find(id).expect("served")];
+    for ((id, fields), r) in table.iter().zip(&records) {
+        let text = |v: &Value| match v {
+            Value::Null => None,
+            Value::String(s) => Some(s.clone()),
+            other => Some(other.to_string()),
+        };
         let expect = [
-            ("latest_rank", r.latest_rank.value.map(|v| v.to_string())),
-            ("tokens_30d", r.tokens_30d.value.clone()),
-            ("share_7d", r.share_7d.value.clone()),
-            ("total_parameters", fact(r, "total_parameters")),
-            ("active_parameters", fact(r, "active_parameters")),
-            ("bf16_weights_bytes", fact(r, "bf16_weights_bytes")),
+            ("latest_rank", text(&r["latest_rank"]["value"])),
+            ("tokens_30d", text(&r["tokens_30d"]["value"])),
+            ("share_7d", text(&r["share_7d"]["value"])),
+            (
+                "total_parameters",
+                text(&r["facts"]["total_parameters"]["value"]),
+            ),
+            (
+                "active_parameters",
+                text(&r["facts"]["active_parameters"]["value"]),
+            ),
+            (
+                "bf16_weights_bytes",
+                text(&r["facts"]["bf16_weights_bytes"]["value"]),
+            ),
         ];
         for (field, value) in expect {
             let (data, text) = &fields[field];
@@ -73,8 +91,8 @@ fn the_table_shows_the_records_exactly() {
                 ),
             }
         }
-        assert_eq!(fields["trend"].0, r.trend.direction, "{id}");
-        assert_eq!(fields["supply_state"].0, r.supply.state, "{id}");
+        assert_eq!(fields["trend"].0, r["trend"]["direction"], "{id}");
+        assert_eq!(fields["supply_state"].0, r["supply"]["state"], "{id}");
     }
     // Unknown values are never shown as zero.
     assert!(table
@@ -119,7 +137,10 @@ fn every_fact_is_shown_with_a_link_to_its_evidence_or_its_reason() {
         &std::fs::read(common::crate_path("tests/fixtures/small/export.json")).expect("fixture"),
     )
     .expect("json");
-    let (_, catalog) = common::small();
+    let served: Vec<String> = oracle_records()
+        .iter()
+        .map(|r| r["model_id"].as_str().expect("id").to_string())
+        .collect();
     let mut seen = 0;
     for model in export["models"].as_array().expect("models") {
         let id = model["model_id"].as_str().expect("id");
@@ -129,7 +150,7 @@ fn every_fact_is_shown_with_a_link_to_its_evidence_or_its_reason() {
             .and_then(|b| b.split("</details>").next());
         let Some(block) = block else {
             assert!(
-                catalog.find(id).is_none(),
+                !served.iter().any(|s| s == id),
                 "{id} is served but has no facts block"
             );
             continue;
@@ -158,5 +179,5 @@ fn every_fact_is_shown_with_a_link_to_its_evidence_or_its_reason() {
             }
         }
     }
-    assert_eq!(seen, catalog.records.len(), "one block per served model");
+    assert_eq!(seen, served.len(), "one block per served model");
 }

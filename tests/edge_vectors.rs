@@ -715,3 +715,41 @@ fn the_edge_handler_answers_like_the_preview_server_under_deno() {
         "{text}"
     );
 }
+
+/// Every vector against the independent oracle (`tests/oracle/oracle.py`, DESIGN §5 in
+/// Python): the same status and error code, and for a 200 the same body, byte for byte. The
+/// oracle ignores `If-None-Match`: a 304 vector must be one it answers 200.
+#[test]
+fn the_oracle_agrees_with_every_vector() {
+    let fixture = fixture();
+    let inputs = common::oracle::Inputs::fixture("tests/fixtures/small", common::SMALL_NOW);
+    let requests: Vec<String> = fixture
+        .vectors
+        .iter()
+        .map(|v| json!({"method": v.method, "query": v.query, "site": v.site}).to_string())
+        .collect();
+    let answers = inputs.run(&["--digest"], &requests);
+    for (v, want) in fixture.vectors.iter().zip(&answers) {
+        let what = format!(
+            "{} {} ?{} on the {} site",
+            v.class, v.method, v.query, v.site
+        );
+        if v.status == 304 {
+            assert_eq!(want["status"], 200, "{what}");
+            continue;
+        }
+        assert_eq!(u64::from(v.status), want["status"], "{what}");
+        let body = match (&v.file, &v.body) {
+            (Some(file), _) => std::fs::read(fixture.dir.join("site").join(file)).expect("file"),
+            (None, Some(body)) => body.clone().into_bytes(),
+            (None, None) => panic!("{what}: neither file nor body"),
+        };
+        if v.status == 200 {
+            assert_eq!(site::sha256_hex(&body), want["sha256"], "{what}");
+        } else {
+            let body: Value = serde_json::from_slice(&body).expect("error JSON");
+            assert_eq!(body["error"], want["error"], "{what}");
+        }
+    }
+    assert!(answers.len() > 100, "{}", answers.len());
+}

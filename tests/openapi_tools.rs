@@ -10,8 +10,9 @@ mod common;
 use std::path::Path;
 use std::process::{Command, Output};
 
+use common::oracle::Inputs;
 use model_demand::contract;
-use model_demand::query::{self, Order, SortKey};
+use model_demand::query;
 use model_demand::site::DEFAULT_BASE_URL;
 use serde_json::Value;
 
@@ -135,11 +136,12 @@ fn the_generated_python_client_reads_about_pages_through_every_model_and_looks_o
     assert!(!generated.to_lowercase().contains("warning"), "{generated}");
 
     // Use it, and nothing else.
-    let (_, catalog) = common::small();
-    let wanted = catalog
-        .records
+    // The default list order, from the independent oracle.
+    let oracle = Inputs::fixture("tests/fixtures/small", common::SMALL_NOW);
+    let expected = oracle.order("tokens_30d", "desc");
+    let wanted = expected
         .iter()
-        .map(|r| r.model_id.as_str())
+        .map(String::as_str)
         .find(|id| id.contains('/') && id.contains(':'))
         .expect("the small fixture serves an ID holding / and :");
     let out = python(&[
@@ -162,10 +164,6 @@ fn the_generated_python_client_reads_about_pages_through_every_model_and_looks_o
         serde_json::json!(query::PARAMETERS)
     );
     // Every model, once, in the default list order, whatever the page size.
-    let expected: Vec<&str> = query::sorted_indices(&catalog, SortKey::DEFAULT, Order::DEFAULT)
-        .into_iter()
-        .map(|i| catalog.records[i].model_id.as_str())
-        .collect();
     let total = expected.len();
     for (limit, key) in [(7, "limit_7"), (2, "limit_2")] {
         let paged = &report[key];
@@ -180,9 +178,10 @@ fn the_generated_python_client_reads_about_pages_through_every_model_and_looks_o
     let target = lookup["target"].as_str().expect("target");
     let (path, raw_query) = target.split_once('?').expect("a query");
     assert_eq!(path, "/api/v1/models");
+    let meant = oracle.bodies(&[raw_query.to_string()]).remove(0);
     assert_eq!(
-        query::parse(raw_query),
-        Ok(query::Request::Exact(wanted.to_string())),
+        (&meant["query"]["mode"], &meant["query"]["model_id"]),
+        (&Value::from("exact_model"), &Value::from(wanted)),
         "{target}"
     );
     assert_eq!(report["missing"]["error"], "model_not_found");

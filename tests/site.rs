@@ -228,3 +228,136 @@ fn feeds_republish_the_accepted_inputs() {
     assert_eq!(files["api/export.json"], export);
     assert_eq!(files["api/supply.json"], supply);
 }
+
+/// Every written list page and model file against the independent oracle, byte for byte (by
+/// SHA-256): the files must be exactly the documented query space
+/// (`_api/models/list/{sort}/{order}/{limit}/{offset}.json` for limits 1–100 and offsets 0–N,
+/// `_api/models/id/{SHA-256 of the ID}.json` per served model), and each must hold the body the
+/// oracle computes for its query. Returns how many files were compared.
+fn written_pages_match_the_oracle(inputs: &common::oracle::Inputs, out: &Path) -> usize {
+    use common::oracle::{ORDERS, SORTS};
+    let first = inputs.bodies(&["limit=100".to_string()]).remove(0);
+    let served = common::oracle::ids(&first);
+    let n = served.len();
+    let mut expected: Vec<(String, String)> = Vec::new();
+    for sort in SORTS {
+        for order in ORDERS {
+            for limit in 1..=100 {
+                for offset in 0..=n {
+                    expected.push((
+                        format!("_api/models/list/{sort}/{order}/{limit}/{offset}.json"),
+                        format!("sort={sort}&order={order}&limit={limit}&offset={offset}"),
+                    ));
+                }
+            }
+        }
+    }
+    for id in &served {
+        // The raw ID is a valid query value: its characters need no escape (DESIGN §2, §5).
+        expected.push((
+            format!("_api/models/id/{}.json", sha256_hex(id.as_bytes())),
+            format!("model_id={id}"),
+        ));
+    }
+    let written: Vec<String> = WalkDir::new(out.join("_api/models"))
+        .into_iter()
+        .map(|e| e.expect("walkable tree"))
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e.path().strip_prefix(out).expect("under out");
+            rel.to_string_lossy().replace('\\', "/")
+        })
+        .collect();
+    let mut wanted: Vec<&str> = expected.iter().map(|(p, _)| p.as_str()).collect();
+    let mut got: Vec<&str> = written.iter().map(String::as_str).collect();
+    wanted.sort_unstable();
+    got.sort_unstable();
+    assert!(wanted == got, "the written files are not the query space");
+
+    let queries: Vec<String> = expected.iter().map(|(_, q)| q.clone()).collect();
+    let answers = inputs.run(&["--digest"], &queries);
+    for ((path, q), want) in expected.iter().zip(&answers) {
+        assert_eq!(want["status"], 200, "the oracle refuses ?{q}");
+        let bytes = std::fs::read(out.join(path)).expect("readable page");
+        if sha256_hex(&bytes) != want["sha256"] {
+            let want = inputs.bodies(std::slice::from_ref(q)).remove(0);
+            let got: serde_json::Value = serde_json::from_slice(&bytes).expect("json");
+            assert_eq!(got, want, "{path}");
+            panic!("{path}: the same JSON in other bytes");
+        }
+    }
+    expected.len()
+}
+
+#[test]
+fn the_small_site_holds_the_oracle_answers() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    common::build_small(&out);
+    let inputs = common::oracle::Inputs::fixture("tests/fixtures/small", common::SMALL_NOW);
+    assert_eq!(written_pages_match_the_oracle(&inputs, &out), 8406);
+}
+
+/// The edge fixture's models whose site is compared with the oracle: its whole site is 5.5 GB
+/// (54 models), so the site is built from the edge export with only these models' rows kept,
+/// one or two of each kind of record the edge fixture holds.
+const EDGE_MODELS: [&str; 11] = [
+    // outside the top 50 on the latest day, facts available
+    "deepseek/deepseek-chat-v3-0324",
+    // outside the top 50 on the latest day, no current route, facts not publicly cleared
+    "openrouter/polaris-alpha",
+    // no current route
+    "openrouter/sherlock-alpha",
+    // outside the top 50 on some days, facts not available
+    "google/gemini-3.1-pro-preview-20260219",
+    // a thinking route, facts not available
+    "anthropic/claude-3-7-sonnet-20250219:thinking",
+    // no official quantized checkpoint: an unavailable key of one sort only
+    "meta-llama/llama-3.3-70b-instruct",
+    // total parameters unavailable, the rest not publicly cleared
+    "z-ai/glm-5-20260211",
+    // equal facts: ties broken by model ID, and free routes
+    "z-ai/glm-4.5-air",
+    "z-ai/glm-4.5-air:free",
+    "qwen/qwen3-coder-480b-a35b-07-25",
+    "qwen/qwen3-coder-480b-a35b-07-25:free",
+];
+
+#[test]
+fn an_edge_site_holds_the_oracle_answers() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let edge = common::crate_path("tests/fixtures/edge");
+    let mut export: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(edge.join("export.json")).expect("fixture"))
+            .expect("json");
+    let mut kept = std::collections::BTreeSet::new();
+    for day in export["days"].as_array_mut().expect("days") {
+        let rows = day["rows"].as_array_mut().expect("rows");
+        rows.retain(|r| EDGE_MODELS.contains(&r["model_id"].as_str().expect("id")));
+        kept.extend(rows.iter().map(|r| r["model_id"].to_string()));
+    }
+    assert_eq!(kept.len(), EDGE_MODELS.len(), "every chosen model has rows");
+    let export_path = dir.path().join("export.json");
+    std::fs::write(&export_path, export.to_string()).expect("writable");
+    let now = "2026-10-05T12:00:00Z";
+    let inputs = common::oracle::Inputs {
+        export: export_path,
+        supply: Some(edge.join("supply.json")),
+        now: now.to_string(),
+    };
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_model-demand"))
+        .args(["build", "--now", now, "--export"])
+        .arg(&inputs.export)
+        .arg("--supply")
+        .arg(edge.join("supply.json"))
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .output()
+        .expect("binary runs");
+    assert!(status.status.success(), "{}", common::output_text(&status));
+    let compared = written_pages_match_the_oracle(&inputs, &dir.path().join("out"));
+    assert_eq!(
+        compared,
+        12 * 100 * (EDGE_MODELS.len() + 1) + EDGE_MODELS.len()
+    );
+}

@@ -20,6 +20,23 @@ fn a_fresh_build_verifies_and_damage_is_named() {
     common::build_small(&out);
     let report = verify(&out).expect("a fresh build verifies");
     assert!(report.files > 8000 && report.requests > 300, "{report:?}");
+    // The command says what it checked: consistency with the site's own feeds, recomputed by
+    // the code that built it, which is no independent check of the derivation.
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_model-demand"))
+        .arg("verify")
+        .arg("--dir")
+        .arg(&out)
+        .output()
+        .expect("binary runs");
+    let said = common::output_text(&run);
+    assert!(run.status.success(), "{said}");
+    assert!(
+        said.contains(&format!(
+            "{} sampled answers consistent with the site's own feeds",
+            report.requests
+        )) && !said.contains("as designed"),
+        "{said}"
+    );
 
     std::fs::write(out.join("extra.json"), b"{}").expect("write");
     std::fs::remove_file(out.join("_api/models/list/tokens_30d/desc/25/0.json")).expect("remove");

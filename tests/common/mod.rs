@@ -4,6 +4,7 @@
 
 pub mod hf;
 pub mod netlify;
+pub mod oracle;
 pub mod sources;
 pub mod standin;
 
