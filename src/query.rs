@@ -1,11 +1,13 @@
 //! The one definition of the query space of `GET /api/v1/models`: parsing raw query strings
 //! (DESIGN §5), sort keys and orders, sorting with the unavailable tail, paging, the echo of the
-//! effective query, and the file names of every precomputed answer. The site writer, the CDN
-//! rules, the OpenAPI document and the preview server all use this module.
+//! effective query, the file names of every precomputed answer, and [`route`]: the one decision
+//! of what a request of the models route is answered with. The site writer, the CDN rules, the
+//! OpenAPI document, the in-memory API and the preview server all use this module; the edge
+//! function mirrors [`parse`] and [`route`] in `netlify/edge-functions/lib/query.mjs`.
 
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
+use crate::digest::sha256_hex;
 use crate::records::{Catalog, SortKeys};
 
 /// Smallest `limit`.
@@ -66,6 +68,11 @@ impl SortKey {
         SortKey::ALL.into_iter().find(|k| k.as_str() == text)
     }
 
+    /// Every wire name, in contract order.
+    pub fn names() -> Vec<&'static str> {
+        SortKey::ALL.iter().map(|k| k.as_str()).collect()
+    }
+
     /// This key of a record.
     pub fn of(self, keys: &SortKeys) -> Option<u128> {
         match self {
@@ -106,6 +113,26 @@ impl Order {
     pub fn parse(text: &str) -> Option<Order> {
         Order::ALL.into_iter().find(|o| o.as_str() == text)
     }
+
+    /// Every wire name, in contract order.
+    pub fn names() -> Vec<&'static str> {
+        Order::ALL.iter().map(|o| o.as_str()).collect()
+    }
+}
+
+/// Every list order of the site, `(sort, order)` in contract order (each sort with both orders):
+/// the one enumeration behind the pre-sorted orders, the list directories and the checks.
+pub fn list_orders() -> impl Iterator<Item = (SortKey, Order)> {
+    SortKey::ALL
+        .into_iter()
+        .flat_map(|sort| Order::ALL.into_iter().map(move |order| (sort, order)))
+}
+
+/// The position of `(sort, order)` in [`list_orders`].
+pub fn list_order_index(sort: SortKey, order: Order) -> usize {
+    list_orders()
+        .position(|pair| pair == (sort, order))
+        .expect("every sort and order is listed")
 }
 
 /// A list request with every default applied.
@@ -184,19 +211,19 @@ pub fn parse(raw: &str) -> Result<Request, QueryError> {
     let mut query = ListQuery::default();
     if let Some(sort) = sort {
         query.sort = SortKey::parse(&sort).ok_or_else(|| {
-            let allowed: Vec<&str> = SortKey::ALL.iter().map(|k| k.as_str()).collect();
             QueryError(format!(
                 "sort {} is not allowed; allowed values are {}",
                 quoted(&sort),
-                allowed.join(", ")
+                SortKey::names().join(", ")
             ))
         })?;
     }
     if let Some(order) = order {
         query.order = Order::parse(&order).ok_or_else(|| {
             QueryError(format!(
-                "order {} is not allowed; allowed values are asc, desc",
-                quoted(&order)
+                "order {} is not allowed; allowed values are {}",
+                quoted(&order),
+                Order::names().join(", ")
             ))
         })?;
     }
@@ -417,8 +444,7 @@ pub fn list_file(query: &ListQuery) -> String {
 /// The file-name stem of a model: the hex SHA-256 of its ID, so no request byte ever
 /// becomes part of a path.
 pub fn model_key(model_id: &str) -> String {
-    let digest = Sha256::digest(model_id.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    sha256_hex(model_id.as_bytes())
 }
 
 /// Site-relative path of a model's exact-lookup answer.
@@ -429,18 +455,80 @@ pub fn model_file(model_id: &str) -> String {
 /// Every list query the site precomputes for `total` served models: each sort, order and
 /// limit, with offsets 0 to `total` (the page at `total` is the empty one past the end).
 pub fn all_list_queries(total: usize) -> impl Iterator<Item = ListQuery> {
-    SortKey::ALL.into_iter().flat_map(move |sort| {
-        Order::ALL.into_iter().flat_map(move |order| {
-            (LIMIT_MIN..=LIMIT_MAX).flat_map(move |limit| {
-                (0..=total as u64).map(move |offset| ListQuery {
-                    sort,
-                    order,
-                    limit,
-                    offset,
-                })
+    list_orders().flat_map(move |(sort, order)| {
+        (LIMIT_MIN..=LIMIT_MAX).flat_map(move |limit| {
+            (0..=total as u64).map(move |offset| ListQuery {
+                sort,
+                order,
+                limit,
+                offset,
             })
         })
     })
+}
+
+/// What [`route`] needs to know of a built site: whether it has data, how many models it
+/// serves (N), and how each served model is answered. The routing table a build writes is one;
+/// the in-memory API is another.
+pub trait RouteTable {
+    /// How the table answers a served model (a site file, a record index).
+    type Model<'a>
+    where
+        Self: 'a;
+    /// False for a site built without accepted data.
+    fn has_data(&self) -> bool;
+    /// Models served (N); list pages exist for offsets 0 to N.
+    fn total(&self) -> u64;
+    /// The answer of a served model, by exact ID; `None` when it is not served.
+    fn model(&self, model_id: &str) -> Option<Self::Model<'_>>;
+}
+
+/// A request of the models route that has an answer (status 200).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Route<M> {
+    /// One served model, as the table answers it.
+    Model(M),
+    /// A list page that exists: offset at most N.
+    Page(ListQuery),
+    /// A list page past the end (offset above N): the empty page, made from the parts of the
+    /// page at offset N with this query echoed.
+    PastEnd(ListQuery),
+}
+
+/// A request of the models route that is refused, with what the error says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// 405: only GET and HEAD are answered.
+    MethodNotAllowed,
+    /// 503: the site was built without accepted data.
+    DataUnavailable,
+    /// 400: the query rules refuse the query string.
+    Invalid(QueryError),
+    /// 404: no served model has this exact ID.
+    UnknownModel(String),
+}
+
+/// The one decision of `{method} /api/v1/models?{raw_query}` (DESIGN §5), in this order:
+/// the method, the data, the query rules, then the answer.
+pub fn route<'t, T: RouteTable>(
+    method: &str,
+    raw_query: &str,
+    table: &'t T,
+) -> Result<Route<T::Model<'t>>, Refusal> {
+    if method != "GET" && method != "HEAD" {
+        return Err(Refusal::MethodNotAllowed);
+    }
+    if !table.has_data() {
+        return Err(Refusal::DataUnavailable);
+    }
+    match parse(raw_query).map_err(Refusal::Invalid)? {
+        Request::Exact(model_id) => match table.model(&model_id) {
+            Some(model) => Ok(Route::Model(model)),
+            None => Err(Refusal::UnknownModel(model_id)),
+        },
+        Request::List(list) if list.offset > table.total() => Ok(Route::PastEnd(list)),
+        Request::List(list) => Ok(Route::Page(list)),
+    }
 }
 
 #[cfg(test)]
