@@ -1,14 +1,22 @@
 //! The one definition of the query space of `GET /api/v1/models`: parsing raw query strings
 //! (DESIGN §5), sort keys and orders, sorting with the unavailable tail, paging, the echo of the
-//! effective query, the file names of every precomputed answer, and [`route`]: the one decision
-//! of what a request of the models route is answered with. The site writer, the CDN rules, the
-//! OpenAPI document, the in-memory API and the preview server all use this module; the edge
-//! function mirrors [`parse`] and [`route`] in `netlify/edge-functions/lib/query.mjs`.
+//! effective query, the file names of every precomputed answer, and [`route()`]: the one
+//! decision of what a request of the models route is answered with (`query/route.rs`). The site
+//! writer, the CDN rules, the OpenAPI document, the in-memory API and the preview server all use
+//! this module; the edge function mirrors [`parse`] and [`route()`] in
+//! `netlify/edge-functions/lib/query.mjs`.
 
 use serde::Serialize;
 
 use crate::digest::sha256_hex;
 use crate::records::{Catalog, SortKeys};
+
+mod encoding;
+mod route;
+
+use encoding::quoted;
+pub use encoding::{percent_decode, percent_decode_path, percent_encode, quote_value};
+pub use route::{route, Refusal, Route, RouteTable};
 
 /// Smallest `limit`.
 pub const LIMIT_MIN: u64 = 1;
@@ -256,67 +264,6 @@ fn bounded_integer(name: &str, text: &str, min: u64, max: u64) -> Result<u64, Qu
     }
 }
 
-/// A request value quoted for an error message: its first `max` characters as a JSON string,
-/// then `...` when it was longer. JSON quoting (not Rust's debug form) so that the edge
-/// function, in JavaScript, writes byte-identical messages with `JSON.stringify`.
-pub fn quote_value(text: &str, max: usize) -> String {
-    let short: String = text.chars().take(max).collect();
-    let ellipsis = if short.len() < text.len() { "..." } else { "" };
-    let json = serde_json::to_string(&short).expect("a string always serializes");
-    format!("{json}{ellipsis}")
-}
-
-fn quoted(text: &str) -> String {
-    quote_value(text, 64)
-}
-
-/// Percent-decodes a query component as UTF-8, with `+` meaning space.
-pub fn percent_decode(text: &str) -> Result<String, &'static str> {
-    decode(text, true)
-}
-
-/// Percent-decodes a URL path as UTF-8 (`+` stays `+`).
-pub fn percent_decode_path(text: &str) -> Result<String, &'static str> {
-    decode(text, false)
-}
-
-fn decode(text: &str, plus_is_space: bool) -> Result<String, &'static str> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' if plus_is_space => out.push(b' '),
-            b'%' => {
-                let hex = |b: u8| (b as char).to_digit(16);
-                let high = bytes.get(i + 1).copied().and_then(hex);
-                let low = bytes.get(i + 2).copied().and_then(hex);
-                match (high, low) {
-                    (Some(h), Some(l)) => out.push((h * 16 + l) as u8),
-                    _ => return Err("has an invalid percent escape"),
-                }
-                i += 2;
-            }
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8(out).map_err(|_| "is not valid UTF-8 after percent-decoding")
-}
-
-/// Percent-encodes a value for a query string (unreserved characters kept).
-pub fn percent_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 /// Indices of the catalog's records in list order: available keys first (ascending or
 /// descending), ties and the unavailable tail by model ID ascending, byte order.
 pub fn sorted_indices(catalog: &Catalog, sort: SortKey, order: Order) -> Vec<usize> {
@@ -465,70 +412,6 @@ pub fn all_list_queries(total: usize) -> impl Iterator<Item = ListQuery> {
             })
         })
     })
-}
-
-/// What [`route`] needs to know of a built site: whether it has data, how many models it
-/// serves (N), and how each served model is answered. The routing table a build writes is one;
-/// the in-memory API is another.
-pub trait RouteTable {
-    /// How the table answers a served model (a site file, a record index).
-    type Model<'a>
-    where
-        Self: 'a;
-    /// False for a site built without accepted data.
-    fn has_data(&self) -> bool;
-    /// Models served (N); list pages exist for offsets 0 to N.
-    fn total(&self) -> u64;
-    /// The answer of a served model, by exact ID; `None` when it is not served.
-    fn model(&self, model_id: &str) -> Option<Self::Model<'_>>;
-}
-
-/// A request of the models route that has an answer (status 200).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Route<M> {
-    /// One served model, as the table answers it.
-    Model(M),
-    /// A list page that exists: offset at most N.
-    Page(ListQuery),
-    /// A list page past the end (offset above N): the empty page, made from the parts of the
-    /// page at offset N with this query echoed.
-    PastEnd(ListQuery),
-}
-
-/// A request of the models route that is refused, with what the error says.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Refusal {
-    /// 405: only GET and HEAD are answered.
-    MethodNotAllowed,
-    /// 503: the site was built without accepted data.
-    DataUnavailable,
-    /// 400: the query rules refuse the query string.
-    Invalid(QueryError),
-    /// 404: no served model has this exact ID.
-    UnknownModel(String),
-}
-
-/// The one decision of `{method} /api/v1/models?{raw_query}` (DESIGN §5), in this order:
-/// the method, the data, the query rules, then the answer.
-pub fn route<'t, T: RouteTable>(
-    method: &str,
-    raw_query: &str,
-    table: &'t T,
-) -> Result<Route<T::Model<'t>>, Refusal> {
-    if method != "GET" && method != "HEAD" {
-        return Err(Refusal::MethodNotAllowed);
-    }
-    if !table.has_data() {
-        return Err(Refusal::DataUnavailable);
-    }
-    match parse(raw_query).map_err(Refusal::Invalid)? {
-        Request::Exact(model_id) => match table.model(&model_id) {
-            Some(model) => Ok(Route::Model(model)),
-            None => Err(Refusal::UnknownModel(model_id)),
-        },
-        Request::List(list) if list.offset > table.total() => Ok(Route::PastEnd(list)),
-        Request::List(list) => Ok(Route::Page(list)),
-    }
 }
 
 #[cfg(test)]
