@@ -53,7 +53,8 @@ pub struct ServeArgs {
     /// Address to listen on; loopback by default, so nothing is exposed unless asked.
     #[arg(long, value_name = "ADDR", default_value = crate::serve::DEFAULT_BIND)]
     pub bind: std::net::SocketAddr,
-    /// Worker threads answering requests (1 to 256).
+    /// Connection threads kept ready to answer requests (1 to 256); more start while more
+    /// connections are open, each answering its own connection.
     #[arg(long, value_name = "N", default_value_t = crate::serve::DEFAULT_WORKERS as u16,
           value_parser = clap::value_parser!(u16).range(1..=256))]
     pub workers: u16,

@@ -38,8 +38,8 @@ pub const AGENT_INSTRUCTIONS: [&str; 8] = [
 
 /// The query parameters as the about document lists them.
 fn query_parameters() -> Value {
-    let sorts: Vec<&str> = SortKey::ALL.iter().map(|k| k.as_str()).collect();
-    let orders: Vec<&str> = Order::ALL.iter().map(|o| o.as_str()).collect();
+    let sorts = SortKey::names();
+    let orders = Order::names();
     json!([
         {"name": "model_id", "type": "string", "required": false, "default": null, "allowed_values": null,
          "description": "Exact model ID, URL-encoded (IDs contain / and : which must be encoded as %2F and %3A). Selects exact_model mode and cannot be combined with sort, order, limit or offset; an ID not served in the window gives 404 model_not_found."},
@@ -307,8 +307,8 @@ fn omitted(what: &str, default: &str) -> String {
 /// documentation page.
 pub fn openapi(base_url: &str, docs_url: Option<&str>) -> Value {
     let base = base_url.trim_end_matches('/');
-    let sorts: Vec<&str> = SortKey::ALL.iter().map(|k| k.as_str()).collect();
-    let orders: Vec<&str> = Order::ALL.iter().map(|o| o.as_str()).collect();
+    let sorts = SortKey::names();
+    let orders = Order::names();
     let models_table = fields::model_response_fields();
     let error_table = fields::error_fields();
     let feed = |operation_id: &str, what: &str| {

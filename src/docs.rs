@@ -274,7 +274,7 @@ fn status(catalog: &Catalog) -> String {
 }
 
 fn parameters() -> String {
-    let sorts: Vec<&str> = SortKey::ALL.iter().map(|k| k.as_str()).collect();
+    let sorts = SortKey::names();
     [
         "<li><code>model_id</code>: an exact model ID, URL-encoded (<code>/</code> as <code>%2F</code>, <code>:</code> as <code>%3A</code>); not combinable with the others.</li>".to_string(),
         format!("<li><code>sort</code>: one of <code>{}</code> (default <code>{}</code>). Unknown values sort last in both orders; ties by model ID.</li>", sorts.join("</code>, <code>"), SortKey::DEFAULT.as_str()),

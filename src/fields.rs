@@ -322,8 +322,8 @@ pub fn model_response_fields() -> Vec<Field> {
         Rule::Pattern(MODEL_ID),
         "The exact model ID in exact_model mode; null in list mode.",
     );
-    let sorts: Vec<&'static str> = SortKey::ALL.iter().map(|k| k.as_str()).collect();
-    let orders: Vec<&'static str> = Order::ALL.iter().map(|o| o.as_str()).collect();
+    let sorts = SortKey::names();
+    let orders = Order::names();
     t.add(
         "query.sort",
         Kind::String,

@@ -6,8 +6,10 @@
 
 pub mod cli;
 pub mod collect;
+pub mod commands;
 pub mod contract;
 pub mod decimal;
+pub mod digest;
 pub mod docs;
 pub mod error;
 pub mod export;

@@ -4,10 +4,9 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
-use model_demand::cli::{Cli, Command, InputArgs};
+use model_demand::cli::{Cli, Command};
+use model_demand::commands;
 use model_demand::error::{Error, Result};
-use model_demand::site::{self, BuildOptions, SiteData};
-use time::OffsetDateTime;
 
 fn main() -> ExitCode {
     match run(Cli::parse()) {
@@ -21,16 +20,9 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::Check(input) => {
-            let (inputs, now) = load(&input)?;
-            let catalog = inputs.catalog(now);
-            println!("{}", model_demand::summary(&inputs, &catalog));
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Check(input) => println!("{}", commands::check(&input)?),
         Command::Query(args) => {
-            let (inputs, now) = load(&args.input)?;
-            let api = model_demand::render::Api::new(&inputs.catalog(now));
-            let response = api.answer(&args.query);
+            let response = commands::query(&args)?;
             let mut out = std::io::stdout().lock();
             let written = (|| {
                 if args.include {
@@ -41,43 +33,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 out.flush()
             })();
             written.map_err(|e| Error::io("cannot write", "standard output", e))?;
-            Ok(if response.status == 200 {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            })
-        }
-        Command::Build(args) => {
-            let options = BuildOptions {
-                base_url: args.base_url.clone(),
-                docs_url: args.docs_url.clone(),
-                progress: true,
-                ..BuildOptions::new(&args.out)
-            };
-            let report = if args.unavailable {
-                site::build(&SiteData::Unavailable, &options)?
-            } else {
-                let (inputs, now) = load(&args.input)?;
-                let catalog = inputs.catalog(now);
-                eprintln!("{}", model_demand::summary(&inputs, &catalog));
-                site::build(
-                    &SiteData::Data {
-                        inputs: &inputs,
-                        catalog: &catalog,
-                    },
-                    &options,
-                )?
-            };
-            eprintln!("{}", report.summary(&args.out));
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Serve(args) => {
-            if let Some(report) = model_demand::ensure_preview_site(&args.dir)? {
-                eprintln!("{}", report.summary(&args.dir));
+            if response.status != 200 {
+                return Ok(ExitCode::FAILURE);
             }
-            model_demand::serve::serve(&args.dir, args.bind, usize::from(args.workers))?;
-            Ok(ExitCode::SUCCESS)
         }
+        Command::Build(args) => eprintln!("{}", commands::build(&args)?.summary(&args.out)),
+        Command::Serve(args) => commands::serve(&args)?,
         Command::Verify { dir } => {
             let report = model_demand::verify::verify(&dir)?;
             println!(
@@ -86,41 +47,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 report.files,
                 report.requests
             );
-            Ok(ExitCode::SUCCESS)
         }
         Command::Collect(args) => {
-            let now = match &args.now {
-                Some(text) => model_demand::parse_now(text)?,
-                None => OffsetDateTime::now_utc(),
-            };
-            let options = model_demand::collect::CollectOptions {
-                previous_export: args.previous_export,
-                previous_supply: args.previous_supply,
-                days: args.days,
-                openrouter_url: args.openrouter_url,
-                huggingface_url: args.huggingface_url,
-                policy: args.policy,
-                cache: args.cache,
-                progress: true,
-                ..model_demand::collect::CollectOptions::from_env(&args.out, now)
-            };
-            let report = model_demand::collect::collect(&options)?;
-            println!("{}", report.summary(&args.out));
-            Ok(ExitCode::SUCCESS)
+            let out = args.out.clone();
+            println!("{}", commands::collect(args)?.summary(&out));
         }
-        Command::NetlifyToml => {
-            print!("{}", model_demand::netlify::netlify_toml());
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::NetlifyToml => print!("{}", model_demand::netlify::netlify_toml()),
     }
-}
-
-fn load(input: &InputArgs) -> Result<(model_demand::Inputs, OffsetDateTime)> {
-    let now = match &input.now {
-        Some(text) => model_demand::parse_now(text)?,
-        None => OffsetDateTime::now_utc(),
-    };
-    Ok((model_demand::load(&input.export, input.supply_path())?, now))
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Prints an error and its causes; a refused input lists one problem per line, path first.

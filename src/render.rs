@@ -1,12 +1,15 @@
 //! Records → response bytes. Each model record is rendered once; list pages are assembled from
 //! those fragments behind a head rendered once, so a page costs little more than its bytes.
-//! [`Api`] answers any raw query from memory; the site writer and `query` both use it.
+//! The body layout is written in one place ([`assemble_page`]), also for the page past the end
+//! the preview server makes from the parts of the page at offset N ([`past_end_page`]).
+//! [`Api`] answers any raw query from memory through [`query::route`]; the site writer and
+//! `query` both use it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::query::{
-    self, exact_echo, list_echo, page_range, ListQuery, Order, Pagination, QueryEcho, Request,
-    SortKey,
+    self, exact_echo, list_echo, page_range, ListQuery, Order, Pagination, QueryEcho, Refusal,
+    Route, RouteTable, SortKey,
 };
 use crate::records::Catalog;
 
@@ -124,7 +127,7 @@ pub struct Rendered {
     head_prefix: Vec<u8>,
     /// Compact JSON of each record, parallel to the catalog's records.
     fragments: Vec<Vec<u8>>,
-    /// Record indices in list order for each (sort, order), in `SortKey::ALL × Order::ALL` order.
+    /// Record indices in list order for each (sort, order), in [`query::list_orders`] order.
     orders: Vec<Vec<usize>>,
     /// Model IDs, sorted, for exact lookups.
     ids: Vec<String>,
@@ -136,9 +139,7 @@ impl Rendered {
         let mut head_prefix = to_json(&catalog.head);
         head_prefix.pop(); // the closing brace; query, pagination and models follow
         let fragments = catalog.records.iter().map(to_json).collect();
-        let orders = SortKey::ALL
-            .iter()
-            .flat_map(|&sort| Order::ALL.iter().map(move |&order| (sort, order)))
+        let orders = query::list_orders()
             .map(|(sort, order)| query::sorted_indices(catalog, sort, order))
             .collect();
         Rendered {
@@ -156,9 +157,9 @@ impl Rendered {
 
     /// Record indices in the list order of `sort` and `order`.
     pub fn order(&self, sort: SortKey, order: Order) -> &[usize] {
-        let s = SortKey::ALL.iter().position(|k| *k == sort).unwrap_or(0);
-        let o = Order::ALL.iter().position(|k| *k == order).unwrap_or(0);
-        &self.orders[s * Order::ALL.len() + o]
+        self.orders
+            .get(query::list_order_index(sort, order))
+            .map_or(&[], Vec::as_slice)
     }
 
     /// The index of a served model by exact ID.
@@ -199,13 +200,9 @@ impl Rendered {
     }
 }
 
-/// Where the `query` member starts in a rendered list page: everything before it is the head
-/// prefix shared by every page of a build.
-pub const QUERY_MARKER: &[u8] = b",\"query\":{\"mode\":\"list\"";
-
 /// Appends a model response: the head prefix, the query echo, the pagination and the records.
 /// The one place the body layout is written, for pages rendered at build time and pages the
-/// preview server assembles past the end of the list.
+/// preview server makes past the end of the list.
 pub fn assemble_page<'a>(
     head_prefix: &[u8],
     echo: &QueryEcho<'_>,
@@ -226,6 +223,40 @@ pub fn assemble_page<'a>(
         out.extend_from_slice(fragment);
     }
     out.extend_from_slice(b"]}");
+}
+
+/// A list page read back into its parts: the head members (in the order written, kept as they
+/// are), then the three members every page ends with.
+#[derive(Deserialize)]
+struct PageParts {
+    #[serde(flatten)]
+    head: serde_json::Map<String, serde_json::Value>,
+    // Read to be set aside: the page past the end has its own.
+    #[serde(rename = "query")]
+    _query: serde::de::IgnoredAny,
+    #[serde(rename = "pagination")]
+    _pagination: serde::de::IgnoredAny,
+    #[serde(rename = "models")]
+    _models: serde::de::IgnoredAny,
+}
+
+/// The empty page past the end of a list of `total` models, made from its parts: the head of
+/// `page_at_total` (the written page at offset N of the same sort, order and limit), then this
+/// query's echo and pagination and no models. `None` when that page is not a list page.
+pub fn past_end_page(page_at_total: &[u8], list: &ListQuery, total: usize) -> Option<Vec<u8>> {
+    let parts: PageParts = serde_json::from_slice(page_at_total).ok()?;
+    let mut head_prefix = to_json(&parts.head);
+    head_prefix.pop(); // the closing brace; query, pagination and models follow
+    let (echo, pagination) = list_echo(list, total);
+    let mut out = Vec::with_capacity(page_at_total.len() + 16);
+    assemble_page(
+        &head_prefix,
+        &echo,
+        &pagination,
+        std::iter::empty(),
+        &mut out,
+    );
+    Some(out)
 }
 
 /// The 404 answer of an exact lookup whose ID is not served.
@@ -252,6 +283,20 @@ pub fn data_unavailable() -> Response {
     )
 }
 
+/// The answer of a refused request of the models route (a 405 carries no `Allow` here: that
+/// header is the transport's).
+pub fn refusal(refusal: &Refusal) -> Response {
+    match refusal {
+        Refusal::MethodNotAllowed => Response::error(
+            ErrorCode::MethodNotAllowed,
+            ErrorCode::MethodNotAllowed.generic_message(),
+        ),
+        Refusal::DataUnavailable => data_unavailable(),
+        Refusal::Invalid(error) => invalid_query(error),
+        Refusal::UnknownModel(model_id) => model_not_found(model_id),
+    }
+}
+
 /// Answers the models route from memory, with or without accepted data.
 #[derive(Debug, Clone)]
 pub enum Api {
@@ -267,27 +312,46 @@ impl Api {
         Api::Data(Box::new(Rendered::new(catalog)))
     }
 
+    /// The rendered catalog; an empty one without data (which [`query::route`] never pages).
+    fn rendered(&self) -> &Rendered {
+        static EMPTY: Rendered = Rendered {
+            head_prefix: Vec::new(),
+            fragments: Vec::new(),
+            orders: Vec::new(),
+            ids: Vec::new(),
+        };
+        match self {
+            Api::Data(rendered) => rendered,
+            Api::Unavailable => &EMPTY,
+        }
+    }
+
     /// Answers `GET /api/v1/models?{raw_query}`.
     pub fn answer(&self, raw_query: &str) -> Response {
-        let Api::Data(rendered) = self else {
-            return data_unavailable();
-        };
-        match query::parse(raw_query) {
-            Err(error) => invalid_query(&error),
-            Ok(request) => answer_request(rendered, &request),
+        let rendered = self.rendered();
+        let mut body = Vec::new();
+        match query::route("GET", raw_query, self) {
+            Err(refused) => return refusal(&refused),
+            Ok(Route::Model(index)) => rendered.exact(index, &mut body),
+            // Rendering clamps the page to the list, so the page past the end is the empty one.
+            Ok(Route::Page(list) | Route::PastEnd(list)) => rendered.list_page(&list, &mut body),
         }
+        Response { status: 200, body }
     }
 }
 
-/// Answers a parsed request.
-pub fn answer_request(rendered: &Rendered, request: &Request) -> Response {
-    let mut body = Vec::new();
-    match request {
-        Request::List(query) => rendered.list_page(query, &mut body),
-        Request::Exact(model_id) => match rendered.find(model_id) {
-            Some(index) => rendered.exact(index, &mut body),
-            None => return model_not_found(model_id),
-        },
+impl RouteTable for Api {
+    type Model<'a> = usize;
+
+    fn has_data(&self) -> bool {
+        matches!(self, Api::Data(_))
     }
-    Response { status: 200, body }
+
+    fn total(&self) -> u64 {
+        self.rendered().total() as u64
+    }
+
+    fn model(&self, model_id: &str) -> Option<usize> {
+        self.rendered().find(model_id)
+    }
 }

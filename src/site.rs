@@ -9,12 +9,12 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
+pub use crate::digest::sha256_hex;
 use crate::error::{Error, Result};
 use crate::netlify::{self, error_file};
 pub use crate::ownership::{check_replaceable, Replaceable};
-use crate::query::{self, list_file, model_file, ListQuery, Order, SortKey};
+use crate::query::{self, list_file, model_file, ListQuery, Order, RouteTable, SortKey};
 use crate::records::Catalog;
 use crate::render::{error_body, to_json, ErrorCode, Rendered};
 use crate::{contract, Inputs};
@@ -177,17 +177,6 @@ impl Writer<'_> {
             sha256: sha256_hex(bytes),
         })
     }
-}
-
-/// Lower-case hex SHA-256.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut hex = String::with_capacity(64);
-    for b in digest {
-        hex.push(char::from_digit(u32::from(b >> 4), 16).unwrap_or('0'));
-        hex.push(char::from_digit(u32::from(b & 15), 16).unwrap_or('0'));
-    }
-    hex
 }
 
 /// Builds the whole site into `options.out`, atomically. `out` is replaced only when it does
@@ -393,9 +382,7 @@ fn write_all(
 fn write_answers(rendered: &Rendered, writer: &Writer<'_>) -> Result<Vec<ManifestEntry>> {
     let total = rendered.total();
     // One task per (sort, order, limit) directory: N + 1 files each, well under Netlify's limit.
-    let groups: Vec<(SortKey, Order, u64)> = SortKey::ALL
-        .iter()
-        .flat_map(|&s| Order::ALL.iter().map(move |&o| (s, o)))
+    let groups: Vec<(SortKey, Order, u64)> = query::list_orders()
         .flat_map(|(s, o)| (query::LIMIT_MIN..=query::LIMIT_MAX).map(move |l| (s, o, l)))
         .collect();
     assert!(
@@ -496,11 +483,8 @@ impl RoutingTable {
             schema_version: "model-demand.routes.v1".to_string(),
             has_data,
             parameters: query::PARAMETERS.iter().map(|p| p.to_string()).collect(),
-            sorts: SortKey::ALL
-                .iter()
-                .map(|s| s.as_str().to_string())
-                .collect(),
-            orders: Order::ALL.iter().map(|o| o.as_str().to_string()).collect(),
+            sorts: SortKey::names().into_iter().map(String::from).collect(),
+            orders: Order::names().into_iter().map(String::from).collect(),
             default_sort: SortKey::DEFAULT.as_str().to_string(),
             default_order: Order::DEFAULT.as_str().to_string(),
             limit_min: query::LIMIT_MIN,
@@ -535,5 +519,22 @@ impl RoutingTable {
                 .collect(),
             ..RoutingTable::base(true, redirects)
         }
+    }
+}
+
+/// The routing table answers a served model with its file (site-relative).
+impl RouteTable for RoutingTable {
+    type Model<'a> = &'a str;
+
+    fn has_data(&self) -> bool {
+        self.has_data
+    }
+
+    fn total(&self) -> u64 {
+        self.total
+    }
+
+    fn model(&self, model_id: &str) -> Option<&str> {
+        self.models.get(model_id).map(String::as_str)
     }
 }

@@ -1,8 +1,8 @@
 // The query rules of DESIGN §5 for the edge: a plain ES module with no Netlify or Deno API
 // (only web standards: TextDecoder, Web Crypto), so node's test runner and Deno run it alike.
-// It mirrors src/query.rs (the one definition), src/render.rs (error bodies, page layout) and
-// src/serve.rs (the preview server's router) byte for byte; the vectors that
-// tests/edge_vectors.rs generates from the Rust router are the contract between the two.
+// It mirrors src/query.rs (the one definition: parse and route) and src/render.rs (error bodies,
+// the page past the end) byte for byte; the vectors that tests/edge_vectors.rs generates from
+// the Rust router are the contract between the two.
 
 export const ERROR_SCHEMA_VERSION = "model-demand.agent-api-error.v1";
 
@@ -129,7 +129,8 @@ export function listFile(table, q) {
 }
 
 /**
- * Decides the answer of `{method} /api/v1/models?{raw}`, in the order of `Site::resolve`:
+ * Decides the answer of `{method} /api/v1/models?{raw}`, as `query::route` does (the method, the
+ * data, the query rules, then the answer):
  *   {status, file}                          rewrite to this site file (always 200)
  *   {status, body}                          answer this JSON body
  *   {status, errorFile, allow?}             answer the precomputed error body with this status
@@ -174,13 +175,17 @@ export function notModified(ifNoneMatch, etag) {
   return ifNoneMatch.split(",").map((c) => c.trim()).some((c) => c === "*" || (c.startsWith("W/") ? c.slice(2) : c) === etag);
 }
 
-const QUERY_MARKER = ',"query":{"mode":"list"';
-
-/** The empty page past the end: the head of the page at offset N, then this query's echo. */
+/**
+ * The empty page past the end, made from its parts as `render::past_end_page` makes it: the head
+ * members of the page at offset N (in their order), then this query's echo and pagination and
+ * no models.
+ */
 export function pastEndBody(lastPage, query, total) {
-  const at = lastPage.lastIndexOf(QUERY_MARKER);
-  if (at < 0) throw new Error("the page at offset N has no query member");
+  const { query: _query, pagination: _pagination, models, ...head } = JSON.parse(lastPage);
+  if (_query === undefined || _pagination === undefined || models === undefined) {
+    throw new Error("the page at offset N is not a list page");
+  }
   const echo = { mode: "list", model_id: null, sort: query.sort, order: query.order, limit: query.limit, offset: query.offset };
   const pagination = { total_matching_models: total, offset: query.offset, limit: query.limit, returned_count: 0, has_next_page: false };
-  return `${lastPage.slice(0, at)},"query":${JSON.stringify(echo)},"pagination":${JSON.stringify(pagination)},"models":[]}`;
+  return JSON.stringify({ ...head, query: echo, pagination, models: [] });
 }

@@ -69,6 +69,15 @@ impl std::io::Write for Connection {
         }
     }
 
+    // model-demand patch: forwarded, so a head and a body go out in one writev.
+    fn write_vectored(&mut self, bufs: &[std::io::IoSlice<'_>]) -> std::io::Result<usize> {
+        match self {
+            Self::Tcp(s) => s.write_vectored(bufs),
+            #[cfg(unix)]
+            Self::Unix(s) => s.write_vectored(bufs),
+        }
+    }
+
     fn flush(&mut self) -> std::io::Result<()> {
         match self {
             Self::Tcp(s) => s.flush(),

@@ -243,6 +243,29 @@ impl Server {
         listener: L,
         ssl_config: Option<SslConfig>,
     ) -> Result<Server, Box<dyn Error + Send + Sync + 'static>> {
+        Self::from_listener_impl(listener, ssl_config, None, None)
+    }
+
+    /// model-demand patch: builds a server whose requests are answered by `handler` on the
+    /// thread that reads their connection, instead of being queued for `recv()`: no hand-off
+    /// between threads per request. `threads` connection threads are kept ready; more start
+    /// while more connections are open. `recv()` then never returns a request; keep the
+    /// `Server` alive for as long as it should serve (dropping it stops the accept loop).
+    pub fn from_listener_with_handler<L: Into<Listener>>(
+        listener: L,
+        ssl_config: Option<SslConfig>,
+        threads: usize,
+        handler: Arc<dyn Fn(Request) + Send + Sync + 'static>,
+    ) -> Result<Server, Box<dyn Error + Send + Sync + 'static>> {
+        Self::from_listener_impl(listener, ssl_config, Some(handler), Some(threads))
+    }
+
+    fn from_listener_impl<L: Into<Listener>>(
+        listener: L,
+        ssl_config: Option<SslConfig>,
+        handler: Option<Arc<dyn Fn(Request) + Send + Sync + 'static>>,
+        threads: Option<usize>,
+    ) -> Result<Server, Box<dyn Error + Send + Sync + 'static>> {
         let listener = listener.into();
         // building the "close" variable
         let close_trigger = Arc::new(AtomicBool::new(false));
@@ -287,7 +310,7 @@ impl Server {
         let inside_messages = messages.clone();
         thread::spawn(move || {
             // a tasks pool is used to dispatch the connections into threads
-            let tasks_pool = util::TaskPool::new();
+            let tasks_pool = threads.map_or_else(util::TaskPool::new, util::TaskPool::with_min_threads);
 
             log::debug!("Running accept thread");
             while !inside_close_trigger.load(Relaxed) {
@@ -319,6 +342,7 @@ impl Server {
                 match new_client {
                     Ok(client) => {
                         let messages = inside_messages.clone();
+                        let handler = handler.clone();
                         let mut client = Some(client);
                         tasks_pool.spawn(Box::new(move || {
                             if let Some(client) = client.take() {
@@ -328,6 +352,12 @@ impl Server {
                                     for rq in client {
                                         messages.push(rq.with_notify_sender(sender.clone()).into());
                                         receiver.recv().unwrap();
+                                    }
+                                } else if let Some(handler) = &handler {
+                                    // model-demand patch: answered here, one request after
+                                    // the other, on the connection's own thread.
+                                    for rq in client {
+                                        handler(rq);
                                     }
                                 } else {
                                     for rq in client {

@@ -124,7 +124,9 @@ impl<R: Read + Send> Read for SequentialReader<R> {
     }
 }
 
-impl<W: Write + Send> Write for SequentialWriter<W> {
+// model-demand patch: implemented for the one writer tiny_http builds (a BufWriter on the
+// socket), so that a vectored write can go past the buffer to the socket in one writev.
+impl<R: Write + Send> Write for SequentialWriter<std::io::BufWriter<R>> {
     fn write(&mut self, buf: &[u8]) -> IoResult<usize> {
         if let Some(v) = self.trigger.as_mut() {
             v.recv().unwrap()
@@ -132,6 +134,20 @@ impl<W: Write + Send> Write for SequentialWriter<W> {
         self.trigger = None;
 
         self.writer.lock().unwrap().write(buf)
+    }
+
+    // model-demand patch: what is buffered goes first, then the slices in one writev on the
+    // socket itself (BufWriter would send them one by one: it cannot tell that the socket
+    // takes vectored writes on stable Rust).
+    fn write_vectored(&mut self, bufs: &[std::io::IoSlice<'_>]) -> IoResult<usize> {
+        if let Some(v) = self.trigger.as_mut() {
+            v.recv().unwrap()
+        }
+        self.trigger = None;
+
+        let mut writer = self.writer.lock().unwrap();
+        writer.flush()?;
+        writer.get_mut().write_vectored(bufs)
     }
 
     fn flush(&mut self) -> IoResult<()> {

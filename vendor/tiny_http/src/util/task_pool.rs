@@ -24,6 +24,9 @@ struct Sharing {
 
     // number of idle worker threads
     waiting_tasks: AtomicUsize,
+
+    // model-demand patch: threads kept alive while idle (MIN_THREADS unless asked otherwise)
+    min_threads: usize,
 }
 
 /// Minimum number of active threads.
@@ -48,16 +51,22 @@ impl<'a> Drop for Registration<'a> {
 
 impl TaskPool {
     pub fn new() -> TaskPool {
+        TaskPool::with_min_threads(MIN_THREADS)
+    }
+
+    /// model-demand patch: a pool that keeps `min_threads` threads alive while idle.
+    pub fn with_min_threads(min_threads: usize) -> TaskPool {
         let pool = TaskPool {
             sharing: Arc::new(Sharing {
                 todo: Mutex::new(VecDeque::new()),
                 condvar: Condvar::new(),
                 active_tasks: AtomicUsize::new(0),
                 waiting_tasks: AtomicUsize::new(0),
+                min_threads,
             }),
         };
 
-        for _ in 0..MIN_THREADS {
+        for _ in 0..min_threads {
             pool.add_thread(None)
         }
 
@@ -105,7 +114,7 @@ impl TaskPool {
                         let _waiting_guard = Registration::new(&sharing.waiting_tasks);
 
                         let received =
-                            if sharing.active_tasks.load(Ordering::Acquire) <= MIN_THREADS {
+                            if sharing.active_tasks.load(Ordering::Acquire) <= sharing.min_threads {
                                 todo = sharing.condvar.wait(todo).unwrap();
                                 true
                             } else {

@@ -1,12 +1,22 @@
 //! The one definition of the query space of `GET /api/v1/models`: parsing raw query strings
 //! (DESIGN §5), sort keys and orders, sorting with the unavailable tail, paging, the echo of the
-//! effective query, and the file names of every precomputed answer. The site writer, the CDN
-//! rules, the OpenAPI document and the preview server all use this module.
+//! effective query, the file names of every precomputed answer, and [`route()`]: the one
+//! decision of what a request of the models route is answered with (`query/route.rs`). The site
+//! writer, the CDN rules, the OpenAPI document, the in-memory API and the preview server all use
+//! this module; the edge function mirrors [`parse`] and [`route()`] in
+//! `netlify/edge-functions/lib/query.mjs`.
 
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
+use crate::digest::sha256_hex;
 use crate::records::{Catalog, SortKeys};
+
+mod encoding;
+mod route;
+
+use encoding::quoted;
+pub use encoding::{percent_decode, percent_decode_path, percent_encode, quote_value};
+pub use route::{route, Refusal, Route, RouteTable};
 
 /// Smallest `limit`.
 pub const LIMIT_MIN: u64 = 1;
@@ -66,6 +76,11 @@ impl SortKey {
         SortKey::ALL.into_iter().find(|k| k.as_str() == text)
     }
 
+    /// Every wire name, in contract order.
+    pub fn names() -> Vec<&'static str> {
+        SortKey::ALL.iter().map(|k| k.as_str()).collect()
+    }
+
     /// This key of a record.
     pub fn of(self, keys: &SortKeys) -> Option<u128> {
         match self {
@@ -106,6 +121,26 @@ impl Order {
     pub fn parse(text: &str) -> Option<Order> {
         Order::ALL.into_iter().find(|o| o.as_str() == text)
     }
+
+    /// Every wire name, in contract order.
+    pub fn names() -> Vec<&'static str> {
+        Order::ALL.iter().map(|o| o.as_str()).collect()
+    }
+}
+
+/// Every list order of the site, `(sort, order)` in contract order (each sort with both orders):
+/// the one enumeration behind the pre-sorted orders, the list directories and the checks.
+pub fn list_orders() -> impl Iterator<Item = (SortKey, Order)> {
+    SortKey::ALL
+        .into_iter()
+        .flat_map(|sort| Order::ALL.into_iter().map(move |order| (sort, order)))
+}
+
+/// The position of `(sort, order)` in [`list_orders`].
+pub fn list_order_index(sort: SortKey, order: Order) -> usize {
+    list_orders()
+        .position(|pair| pair == (sort, order))
+        .expect("every sort and order is listed")
 }
 
 /// A list request with every default applied.
@@ -184,19 +219,19 @@ pub fn parse(raw: &str) -> Result<Request, QueryError> {
     let mut query = ListQuery::default();
     if let Some(sort) = sort {
         query.sort = SortKey::parse(&sort).ok_or_else(|| {
-            let allowed: Vec<&str> = SortKey::ALL.iter().map(|k| k.as_str()).collect();
             QueryError(format!(
                 "sort {} is not allowed; allowed values are {}",
                 quoted(&sort),
-                allowed.join(", ")
+                SortKey::names().join(", ")
             ))
         })?;
     }
     if let Some(order) = order {
         query.order = Order::parse(&order).ok_or_else(|| {
             QueryError(format!(
-                "order {} is not allowed; allowed values are asc, desc",
-                quoted(&order)
+                "order {} is not allowed; allowed values are {}",
+                quoted(&order),
+                Order::names().join(", ")
             ))
         })?;
     }
@@ -227,67 +262,6 @@ fn bounded_integer(name: &str, text: &str, min: u64, max: u64) -> Result<u64, Qu
         Ok(n) if (min..=max).contains(&n) => Ok(n),
         _ => Err(refuse()),
     }
-}
-
-/// A request value quoted for an error message: its first `max` characters as a JSON string,
-/// then `...` when it was longer. JSON quoting (not Rust's debug form) so that the edge
-/// function, in JavaScript, writes byte-identical messages with `JSON.stringify`.
-pub fn quote_value(text: &str, max: usize) -> String {
-    let short: String = text.chars().take(max).collect();
-    let ellipsis = if short.len() < text.len() { "..." } else { "" };
-    let json = serde_json::to_string(&short).expect("a string always serializes");
-    format!("{json}{ellipsis}")
-}
-
-fn quoted(text: &str) -> String {
-    quote_value(text, 64)
-}
-
-/// Percent-decodes a query component as UTF-8, with `+` meaning space.
-pub fn percent_decode(text: &str) -> Result<String, &'static str> {
-    decode(text, true)
-}
-
-/// Percent-decodes a URL path as UTF-8 (`+` stays `+`).
-pub fn percent_decode_path(text: &str) -> Result<String, &'static str> {
-    decode(text, false)
-}
-
-fn decode(text: &str, plus_is_space: bool) -> Result<String, &'static str> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' if plus_is_space => out.push(b' '),
-            b'%' => {
-                let hex = |b: u8| (b as char).to_digit(16);
-                let high = bytes.get(i + 1).copied().and_then(hex);
-                let low = bytes.get(i + 2).copied().and_then(hex);
-                match (high, low) {
-                    (Some(h), Some(l)) => out.push((h * 16 + l) as u8),
-                    _ => return Err("has an invalid percent escape"),
-                }
-                i += 2;
-            }
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8(out).map_err(|_| "is not valid UTF-8 after percent-decoding")
-}
-
-/// Percent-encodes a value for a query string (unreserved characters kept).
-pub fn percent_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 /// Indices of the catalog's records in list order: available keys first (ascending or
@@ -417,8 +391,7 @@ pub fn list_file(query: &ListQuery) -> String {
 /// The file-name stem of a model: the hex SHA-256 of its ID, so no request byte ever
 /// becomes part of a path.
 pub fn model_key(model_id: &str) -> String {
-    let digest = Sha256::digest(model_id.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    sha256_hex(model_id.as_bytes())
 }
 
 /// Site-relative path of a model's exact-lookup answer.
@@ -429,15 +402,13 @@ pub fn model_file(model_id: &str) -> String {
 /// Every list query the site precomputes for `total` served models: each sort, order and
 /// limit, with offsets 0 to `total` (the page at `total` is the empty one past the end).
 pub fn all_list_queries(total: usize) -> impl Iterator<Item = ListQuery> {
-    SortKey::ALL.into_iter().flat_map(move |sort| {
-        Order::ALL.into_iter().flat_map(move |order| {
-            (LIMIT_MIN..=LIMIT_MAX).flat_map(move |limit| {
-                (0..=total as u64).map(move |offset| ListQuery {
-                    sort,
-                    order,
-                    limit,
-                    offset,
-                })
+    list_orders().flat_map(move |(sort, order)| {
+        (LIMIT_MIN..=LIMIT_MAX).flat_map(move |limit| {
+            (0..=total as u64).map(move |offset| ListQuery {
+                sort,
+                order,
+                limit,
+                offset,
             })
         })
     })

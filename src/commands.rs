@@ -1,0 +1,80 @@
+//! The work of each command, one entry point each, so the binary only parses the command line,
+//! calls one of these, prints what it returns and picks the exit code.
+
+use time::OffsetDateTime;
+
+use crate::cli::{BuildArgs, CollectArgs, InputArgs, QueryArgs, ServeArgs};
+use crate::collect::{self, CollectOptions, CollectReport};
+use crate::error::Result;
+use crate::render::{Api, Response};
+use crate::site::{self, BuildOptions, BuildReport, SiteData};
+use crate::{ensure_preview_site, load, parse_now, summary, Inputs};
+
+/// Loads and validates the inputs the arguments name, and the clock (`--now`, else now).
+pub fn load_inputs(input: &InputArgs) -> Result<(Inputs, OffsetDateTime)> {
+    let now = now_or_clock(input.now.as_deref())?;
+    Ok((load(&input.export, input.supply_path())?, now))
+}
+
+fn now_or_clock(now: Option<&str>) -> Result<OffsetDateTime> {
+    now.map_or_else(|| Ok(OffsetDateTime::now_utc()), parse_now)
+}
+
+/// `check`: the one-line summary of accepted inputs.
+pub fn check(input: &InputArgs) -> Result<String> {
+    let (inputs, now) = load_inputs(input)?;
+    Ok(summary(&inputs, &inputs.catalog(now)))
+}
+
+/// `query`: the answer `GET /api/v1/models?QUERY` gets from the inputs.
+pub fn query(args: &QueryArgs) -> Result<Response> {
+    let (inputs, now) = load_inputs(&args.input)?;
+    Ok(Api::new(&inputs.catalog(now)).answer(&args.query))
+}
+
+/// `build`: the site from the inputs (or the no-data site), with progress on stderr.
+pub fn build(args: &BuildArgs) -> Result<BuildReport> {
+    let options = BuildOptions {
+        base_url: args.base_url.clone(),
+        docs_url: args.docs_url.clone(),
+        progress: true,
+        ..BuildOptions::new(&args.out)
+    };
+    if args.unavailable {
+        return site::build(&SiteData::Unavailable, &options);
+    }
+    let (inputs, now) = load_inputs(&args.input)?;
+    let catalog = inputs.catalog(now);
+    eprintln!("{}", summary(&inputs, &catalog));
+    let data = SiteData::Data {
+        inputs: &inputs,
+        catalog: &catalog,
+    };
+    site::build(&data, &options)
+}
+
+/// `serve`: builds the bundled sample first when the directory holds no site, then serves it
+/// until the process is stopped.
+pub fn serve(args: &ServeArgs) -> Result<()> {
+    if let Some(report) = ensure_preview_site(&args.dir)? {
+        eprintln!("{}", report.summary(&args.dir));
+    }
+    crate::serve::serve(&args.dir, args.bind, usize::from(args.workers))
+}
+
+/// `collect`: the two input files from the live sources.
+pub fn collect(args: CollectArgs) -> Result<CollectReport> {
+    let now = now_or_clock(args.now.as_deref())?;
+    let options = CollectOptions {
+        previous_export: args.previous_export,
+        previous_supply: args.previous_supply,
+        days: args.days,
+        openrouter_url: args.openrouter_url,
+        huggingface_url: args.huggingface_url,
+        policy: args.policy,
+        cache: args.cache,
+        progress: true,
+        ..CollectOptions::from_env(&args.out, now)
+    };
+    collect::collect(&options)
+}

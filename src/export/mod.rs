@@ -1,0 +1,231 @@
+//! Export v1 (`model-demand.export.v1`): the validated types an accepted export is made of.
+//! The gate that builds them from the raw JSON tree lives in `export/gate.rs`; [`validate`] is
+//! its entry.
+
+use std::collections::BTreeMap;
+
+use time::Date;
+
+use crate::validate::Timestamp;
+
+mod gate;
+
+pub use gate::validate;
+
+/// The schema tag an export must carry.
+pub const EXPORT_SCHEMA_VERSION: &str = "model-demand.export.v1";
+/// Most rows a day may have: the source publishes its top 50.
+pub const MAX_ROWS_PER_DAY: usize = 50;
+/// Largest `total_tokens` of one row.
+pub const MAX_ROW_TOKENS: u128 = 1_000_000_000_000_000;
+/// Largest `other_tokens` of one day.
+pub const MAX_OTHER_TOKENS: u128 = 100_000_000_000_000_000;
+/// Largest integer fact: 2^63 − 1.
+pub const MAX_INTEGER_FACT: u128 = i64::MAX as u128;
+
+/// The five availability states of a value object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Availability {
+    /// The field has a checked public value.
+    Available,
+    /// No checked public value; unknown, not zero.
+    Unavailable,
+    /// The model fact has no public evidence cleared for this export.
+    NotPubliclyCleared,
+    /// The checked public model source does not supply this fact.
+    NotAvailable,
+    /// The selected public checkpoint policy did not find this fact.
+    NotFoundUnderPolicy,
+}
+
+impl Availability {
+    /// Every state, in contract order.
+    pub const ALL: [Availability; 5] = [
+        Availability::Available,
+        Availability::Unavailable,
+        Availability::NotPubliclyCleared,
+        Availability::NotAvailable,
+        Availability::NotFoundUnderPolicy,
+    ];
+
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Availability::Available => "available",
+            Availability::Unavailable => "unavailable",
+            Availability::NotPubliclyCleared => "not_publicly_cleared",
+            Availability::NotAvailable => "not_available",
+            Availability::NotFoundUnderPolicy => "not_found_under_policy",
+        }
+    }
+
+    /// What the state means, as the contract document states it.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Availability::Available => "The field has a checked public value.",
+            Availability::Unavailable => {
+                "No checked public value; treat as unknown, not zero. The reason member says why."
+            }
+            Availability::NotPubliclyCleared => {
+                "The model fact has no public evidence cleared for this export."
+            }
+            Availability::NotAvailable => {
+                "The checked public model source does not supply this fact."
+            }
+            Availability::NotFoundUnderPolicy => {
+                "The selected public checkpoint policy did not find this fact."
+            }
+        }
+    }
+
+    fn parse(text: &str) -> Option<Availability> {
+        Availability::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+}
+
+/// How a fact's value is written and bounded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FactKind {
+    /// A positive integer string.
+    Positive,
+    /// A non-negative integer string (`"0"` is a real value).
+    NonNegative,
+    /// A lower-case name token (`^[a-z0-9][a-z0-9_.-]*$`).
+    Name,
+}
+
+/// One of the twelve model facts: its name, published unit and value form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FactSpec {
+    /// Member name under `facts`.
+    pub name: &'static str,
+    /// The fixed `unit` member.
+    pub unit: &'static str,
+    /// How the value is written.
+    pub kind: FactKind,
+    /// What the fact is, for the contract document.
+    pub description: &'static str,
+}
+
+/// The twelve facts of spec 2.5, in publication order.
+pub const FACTS: [FactSpec; 12] = [
+    FactSpec { name: "total_parameters", unit: "parameters", kind: FactKind::Positive, description: "Parameters of the official checkpoint: the sum of the element counts of the tensors in the safetensors headers of the checkpoint files (the root-level files of model.safetensors.index.json, or model.safetensors; original/, metal/, .bin and .gguf copies are not the checkpoint). Draft and multi-token-prediction (MTP) layers count: the fact describes the checkpoint. Scale tensors (scale, scales, scale_inv, zero_point, qzeros, g_idx) are not parameters; packed 4-bit _blocks bytes count twice; I32 qweight counts 32/bits per element; other integer and BOOL tensors are buffers. source_url pins the index file at its commit." },
+    FactSpec { name: "active_parameters", unit: "parameters", kind: FactKind::Positive, description: "Parameters active per token: total_parameters for a dense model; for a mixture of experts (E routed experts, k per token, from config.json) total − R × (E − k) / E, exact, where R is the parameters of routed-expert tensors (shared experts always active). Unavailable with size_calculation_failed when that does not divide exactly." },
+    FactSpec { name: "architecture_type", unit: "architecture", kind: FactKind::Name, description: "The model_type of the repository's config.json (for example llama, deepseek_v3, qwen3_moe), pinned at its commit." },
+    FactSpec { name: "base_checkpoint_bytes", unit: "bytes", kind: FactKind::Positive, description: "Size in bytes of the checkpoint files (see total_parameters) as the repository listing at the pinned commit gives them; source_url is that listing (tree)." },
+    FactSpec { name: "bf16_weights_bytes", unit: "bytes", kind: FactKind::Positive, description: "Bytes of the weights at BF16, exactly 2 × total_parameters, whatever precision the checkpoint is stored in. When unavailable, reason is closed_weights, weights_access_unknown, open_checkpoint_unavailable, size_calculation_failed, or a legacy code passed through unchanged." },
+    FactSpec { name: "smallest_quant_checkpoint_bytes", unit: "bytes", kind: FactKind::Positive, description: "Checkpoint bytes of the smallest official quantized checkpoint: the base checkpoint itself when its config has a quantization_config, and the same author's repositories tagged as quantizations of it (fp8, mxfp4, awq, gptq, compressed-tensors, bitsandbytes); ties by repository ID. GGUF files are out of policy. source_url is that repository's listing at its commit." },
+    FactSpec { name: "smallest_quant_format", unit: "format", kind: FactKind::Name, description: "The quant_method of that smallest official quantized checkpoint, such as fp8 or mxfp4." },
+    FactSpec { name: "smallest_quant_bit_width", unit: "bits", kind: FactKind::Positive, description: "Weight bit width of that checkpoint: fp8 8, mxfp4 4, awq and gptq their bits, compressed-tensors the num_bits all weight groups share, bitsandbytes 4 or 8." },
+    FactSpec { name: "attention_bytes_per_token", unit: "bytes_per_token", kind: FactKind::NonNegative, description: "KV-cache bytes per token of context at 16-bit precision (2 bytes per element), from config.json: 2 (K and V) × full-attention layers × key-value heads × head dimension × 2; for MLA (kv_lora_rank) layers × (kv_lora_rank + qk_rope_head_dim) × 2. Sliding-window layers are not per-token (see full_sequence_attention_bytes); 0 for attention-free models. Draft/MTP layers are not in num_hidden_layers and do not count." },
+    FactSpec { name: "full_sequence_attention_bytes", unit: "bytes", kind: FactKind::NonNegative, description: "16-bit KV-cache bytes of one sequence of calculation_sequence_length tokens: attention_bytes_per_token × that length, plus each sliding-window layer's cache of min(sliding_window, length) tokens." },
+    FactSpec { name: "recurrent_state_bytes", unit: "bytes", kind: FactKind::NonNegative, description: "Fixed per-sequence state of recurrent layers at 16-bit precision (Mamba2 and Gated DeltaNet linear attention, sized as vLLM sizes them), from config.json; 0 for models without recurrent layers." },
+    FactSpec { name: "calculation_sequence_length", unit: "tokens", kind: FactKind::Positive, description: "The sequence length full_sequence_attention_bytes is computed for: max_position_embeddings of config.json." },
+];
+
+/// Index of a fact in [`FACTS`] by name.
+pub fn fact_index(name: &str) -> Option<usize> {
+    FACTS.iter().position(|f| f.name == name)
+}
+
+/// One checked fact as the export states it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fact {
+    /// The value (present exactly when the state is `available`).
+    pub value: Option<String>,
+    /// Availability state.
+    pub state: Availability,
+    /// Reason code when not available.
+    pub reason: Option<String>,
+    /// Pinned evidence URL when available.
+    pub source_url: Option<String>,
+}
+
+impl Fact {
+    /// The value as an integer, when available and integral.
+    pub fn integer(&self) -> Option<u128> {
+        self.value
+            .as_deref()
+            .and_then(crate::decimal::parse_canonical_uint)
+    }
+}
+
+/// A model entry of `models[]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelEntry {
+    /// Stable public model ID.
+    pub model_id: String,
+    /// Stable public release ID.
+    pub model_release_id: String,
+    /// The twelve facts in [`FACTS`] order.
+    pub facts: Vec<Fact>,
+}
+
+/// One ranking row of a day.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// The model.
+    pub model_id: String,
+    /// Its tokens that day (positive).
+    pub total_tokens: u128,
+}
+
+/// One delivered source day.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Day {
+    /// The UTC date.
+    pub date: Date,
+    /// The aggregated remainder of the market, when known.
+    pub other_tokens: Option<u128>,
+    /// The day's rows (at most 50, unique models), in export order.
+    pub rows: Vec<Row>,
+}
+
+/// The demand source block as the export states it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DemandSource {
+    /// Source name.
+    pub name: String,
+    /// Public data URL.
+    pub url: String,
+    /// Terms URL.
+    pub terms_url: String,
+    /// When the terms were checked.
+    pub checked_at: Timestamp,
+    /// License name.
+    pub license: String,
+    /// Attribution text required by the license.
+    pub attribution: String,
+}
+
+/// An accepted export.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Export {
+    /// When the export was generated.
+    pub generated_at: Timestamp,
+    /// Latest evidence time included.
+    pub evaluation_cutoff: Timestamp,
+    /// Freshness deadline, when the collector gave one.
+    pub fresh_until: Option<Timestamp>,
+    /// Demand source and attribution.
+    pub demand_source: DemandSource,
+    /// Delivered days, sorted by date.
+    pub days: Vec<Day>,
+    /// Model entries by ID.
+    pub models: BTreeMap<String, ModelEntry>,
+}
+
+impl Export {
+    /// The last completed day: the UTC date of the evaluation cutoff minus one day.
+    pub fn window_end(&self) -> Option<Date> {
+        self.evaluation_cutoff.date().previous_day()
+    }
+}
+
+/// The first date of the 30-day window that ends at `window_end`.
+pub fn window_start(window_end: Date) -> Date {
+    window_end - time::Duration::days(i64::from(WINDOW_DAYS) - 1)
+}
+
+/// Length of the demand window in days.
+pub const WINDOW_DAYS: u32 = 30;

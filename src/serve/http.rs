@@ -1,0 +1,283 @@
+//! The preview server's transport: tiny_http on a listening socket with timeouts, each request
+//! answered on the thread that read its connection, and each response written by the server
+//! itself in one piece.
+
+use std::io::{IoSlice, Write};
+use std::net::SocketAddr;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::router::{json_bytes, Answer, Site};
+use crate::error::{Error, Result};
+use crate::render::{error_body, ErrorCode};
+
+/// Address the server binds to unless told otherwise: loopback only.
+pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
+/// Connection threads kept ready to read and answer requests.
+pub const DEFAULT_WORKERS: usize = 8;
+/// How long a connection may stay silent (reading) or stalled (writing) before it is dropped.
+pub const IO_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A running preview server.
+pub struct Running {
+    /// The address it listens on (the real port when port 0 was asked for).
+    pub addr: SocketAddr,
+    /// Serves while it lives: dropping it stops the accept loop.
+    server: tiny_http::Server,
+}
+
+impl std::fmt::Debug for Running {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Running").field("addr", &self.addr).finish()
+    }
+}
+
+impl Running {
+    /// Blocks while the server runs (until the process is stopped).
+    pub fn wait(self) {
+        let _serving = self.server;
+        loop {
+            std::thread::park();
+        }
+    }
+}
+
+/// How the server runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServeOptions {
+    /// Connection threads kept ready (at least 1). Each reads and answers the requests of one
+    /// connection at a time; more start while more connections are open.
+    pub workers: usize,
+    /// Read and write timeout of every connection.
+    pub io_timeout: Duration,
+}
+
+impl Default for ServeOptions {
+    fn default() -> ServeOptions {
+        ServeOptions {
+            workers: DEFAULT_WORKERS,
+            io_timeout: IO_TIMEOUT,
+        }
+    }
+}
+
+/// Starts serving a written site on `bind`.
+pub fn start(dir: &Path, bind: SocketAddr, options: ServeOptions) -> Result<Running> {
+    let site = Arc::new(Site::open(dir)?);
+    let listener = listen(bind, options.io_timeout)?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| Error::io("cannot listen on", bind.to_string(), e))?;
+    // Each request is answered on the thread that read it: handing it to another thread cost
+    // two context switches per request, most of the time of a small page (benches/serve.sh).
+    let handler = Arc::new(move |request| handle(&site, request));
+    let threads = options.workers.max(1);
+    let server = tiny_http::Server::from_listener_with_handler(listener, None, threads, handler)
+        .map_err(|e| Error::Usage(format!("cannot serve on {bind}: {e}")))?;
+    Ok(Running { addr, server })
+}
+
+/// Serves a written site until the process is stopped.
+pub fn serve(dir: &Path, bind: SocketAddr, workers: usize) -> Result<()> {
+    let options = ServeOptions {
+        workers,
+        ..ServeOptions::default()
+    };
+    let running = start(dir, bind, options)?;
+    eprintln!(
+        "serving {dir} ({workers} connection threads ready): docs http://{addr}/docs/, API http://{addr}/api/v1/models, contract http://{addr}/api/v1/about",
+        dir = dir.display(),
+        addr = running.addr,
+        workers = workers.max(1)
+    );
+    running.wait();
+    Ok(())
+}
+
+/// Binds a listening socket whose read and write timeouts every accepted connection inherits
+/// (Linux copies them on accept), since tiny_http sets none: a silent or stalled client is
+/// dropped after `timeout` instead of holding a thread forever.
+fn listen(bind: SocketAddr, timeout: Duration) -> Result<std::net::TcpListener> {
+    use socket2::{Domain, Socket, Type};
+    let io = |e| Error::io("cannot listen on", bind.to_string(), e);
+    let socket = Socket::new(Domain::for_address(bind), Type::STREAM, None).map_err(io)?;
+    socket.set_reuse_address(true).map_err(io)?;
+    socket.set_read_timeout(Some(timeout)).map_err(io)?;
+    socket.set_write_timeout(Some(timeout)).map_err(io)?;
+    // tiny_http writes the head and the body separately; without TCP_NODELAY (also inherited)
+    // Nagle and delayed ACKs add ~40 ms to every keep-alive response.
+    socket.set_nodelay(true).map_err(io)?;
+    socket.bind(&bind.into()).map_err(io)?;
+    socket.listen(1024).map_err(io)?;
+    Ok(socket.into())
+}
+
+/// Answers one request; a panic while answering becomes a 500 and the worker lives on.
+fn handle(site: &Site, request: tiny_http::Request) {
+    let method = request.method().as_str().to_string();
+    let if_none_match = request
+        .headers()
+        .iter()
+        .find(|h| h.field.equiv("If-None-Match"))
+        .map(|h| h.value.as_str().to_string());
+    let (answer, body) = answer_safely(|| {
+        let answer = site.resolve(&method, request.url(), if_none_match.as_deref());
+        let body = site.body_bytes(&answer.body);
+        (answer, body)
+    });
+    let head_only = method == "HEAD";
+    let (head, body) = http_message(&answer, &body, head_only, &http_date());
+    // The whole response goes out in one writev of head and body: tiny_http's own writer
+    // copies bodies in 8 KB pieces, one send each, and copying a body behind its head costs
+    // more than the routing on large pages. A client that went away is not an error of the
+    // server.
+    let mut writer = request.into_writer();
+    let _ = write_all_vectored(&mut writer, &head, body).and_then(|()| writer.flush());
+}
+
+/// Writes `head` then `body`, as few system calls as the socket takes (one `writev` mostly).
+fn write_all_vectored(out: &mut impl Write, head: &[u8], body: &[u8]) -> std::io::Result<()> {
+    let mut written = 0;
+    let total = head.len() + body.len();
+    while written < total {
+        let n = if written < head.len() {
+            let slices = [IoSlice::new(&head[written..]), IoSlice::new(body)];
+            out.write_vectored(&slices)?
+        } else {
+            out.write(&body[written - head.len()..])?
+        };
+        if n == 0 {
+            return Err(std::io::ErrorKind::WriteZero.into());
+        }
+        written += n;
+    }
+    Ok(())
+}
+
+/// An HTTP/1.1 response as its head (status line, the answer's headers, Date, Server,
+/// Content-Length) and the body to send after it: `body`, or nothing when the request was HEAD
+/// or the status has none.
+///
+/// SECURITY: header values come from the answer (static text, digests, lengths) and never
+/// contain CR or LF, so nothing here can split the response.
+fn http_message<'b>(
+    answer: &Answer,
+    body: &'b [u8],
+    head_only: bool,
+    date: &str,
+) -> (Vec<u8>, &'b [u8]) {
+    let has_body = !matches!(answer.status, 100..=199 | 204 | 304);
+    let mut out = Vec::with_capacity(320);
+    let _ = write!(
+        out,
+        "HTTP/1.1 {} {}\r\nDate: {date}\r\nServer: model-demand\r\n",
+        answer.status,
+        reason_phrase(answer.status)
+    );
+    for (name, value) in &answer.headers {
+        if !value.contains(['\r', '\n']) {
+            let _ = write!(out, "{name}: {value}\r\n");
+        }
+    }
+    if has_body {
+        let _ = write!(out, "Content-Length: {}\r\n", answer.length);
+    }
+    out.extend_from_slice(b"\r\n");
+    let body = if has_body && !head_only { body } else { &[] };
+    (out, body)
+}
+
+fn reason_phrase(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        301 => "Moved Permanently",
+        302 => "Found",
+        304 => "Not Modified",
+        400 => "Bad Request",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        503 => "Service Unavailable",
+        _ => "Internal Server Error",
+    }
+}
+
+/// The current time as an HTTP date (`Sun, 22 Nov 2026 23:02:40 GMT`).
+fn http_date() -> String {
+    let now = time::OffsetDateTime::now_utc();
+    let format = time::macros::format_description!(
+        "[weekday repr:short], [day] [month repr:short] [year] [hour]:[minute]:[second] GMT"
+    );
+    now.format(&format).unwrap_or_default()
+}
+
+/// Runs the router; a panic or an unreadable file becomes a 500 instead of a dead worker.
+fn answer_safely(
+    work: impl FnOnce() -> (Answer, std::io::Result<Arc<[u8]>>),
+) -> (Answer, Arc<[u8]>) {
+    match catch_unwind(AssertUnwindSafe(work)) {
+        Ok((answer, Ok(body))) => (answer, body),
+        _ => {
+            let body = error_body(ErrorCode::Internal, ErrorCode::Internal.generic_message());
+            (json_bytes(500, body.clone()), body.into())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::serve::router::not_modified;
+
+    #[test]
+    fn a_panic_while_answering_is_a_500() {
+        let (answer, body) = answer_safely(|| panic!("boom"));
+        assert_eq!(answer.status, 500);
+        assert!(String::from_utf8_lossy(&body).contains("internal_error"));
+        let (answer, _) = answer_safely(|| {
+            (
+                json_bytes(200, Vec::new()),
+                Err(std::io::Error::other("gone")),
+            )
+        });
+        assert_eq!(answer.status, 500);
+    }
+
+    fn joined((head, body): (Vec<u8>, &[u8])) -> String {
+        String::from_utf8([head.as_slice(), body].concat()).expect("ascii")
+    }
+
+    #[test]
+    fn heads_and_bodies_are_written_whole_through_short_writes() {
+        /// A writer that takes at most 3 bytes a call, vectored or not.
+        struct Short(Vec<u8>);
+        impl Write for Short {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                let n = buf.len().min(3);
+                self.0.extend_from_slice(&buf[..n]);
+                Ok(n)
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut out = Short(Vec::new());
+        write_all_vectored(&mut out, b"head\r\n\r\n", b"{\"a\":1}").expect("written");
+        assert_eq!(out.0, b"head\r\n\r\n{\"a\":1}");
+    }
+
+    #[test]
+    fn http_messages_carry_length_and_omit_bodies_where_due() {
+        let answer = json_bytes(200, b"{}".to_vec());
+        let text = joined(http_message(&answer, b"{}", false, "D"));
+        assert!(text.starts_with("HTTP/1.1 200 OK\r\nDate: D\r\n"), "{text}");
+        assert!(text.ends_with("Content-Length: 2\r\n\r\n{}"), "{text}");
+        let head = joined(http_message(&answer, b"{}", true, "D"));
+        assert!(head.ends_with("Content-Length: 2\r\n\r\n"), "{head}");
+        let not_modified = not_modified(answer, Some("*"));
+        let text = joined(http_message(&not_modified, b"", false, "D"));
+        assert!(text.starts_with("HTTP/1.1 304 Not Modified") && !text.contains("Content-Length"));
+        assert!(http_date().ends_with(" GMT"));
+    }
+}

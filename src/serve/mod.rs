@@ -1,0 +1,16 @@
+//! The preview server: [`Site`], a pure router that answers every request exactly as the CDN
+//! does from a written site (`router.rs`, with its body cache in `cache.rs`), and the bounded
+//! tiny_http transport around it (`http.rs`).
+//!
+//! SECURITY: files are served only from the site's manifest. A request's path is compared with
+//! manifest keys and never joined onto a directory; the file opened is the manifest's own path.
+//! No request byte is ever copied into a response header: headers are static text, the
+//! manifest's digests, or lengths.
+
+mod cache;
+mod http;
+mod router;
+
+pub use cache::CACHE_BYTES;
+pub use http::{serve, start, Running, ServeOptions, DEFAULT_BIND, DEFAULT_WORKERS, IO_TIMEOUT};
+pub use router::{Answer, Body, Site};
