@@ -85,14 +85,7 @@ fn target_body(root: &Path, matched: &Matched) -> Option<Vec<u8>> {
 
 /// Every plain list request: each subset and order of the parameters, canonical values.
 fn plain_list_queries(total: usize) -> Vec<String> {
-    let sorts = [
-        "tokens_30d",
-        "latest_rank",
-        "total_parameters",
-        "active_parameters",
-        "smallest_quant_checkpoint_bytes",
-        "full_sequence_attention_bytes",
-    ];
+    let sorts = common::oracle::SORTS;
     let values: BTreeMap<&str, Vec<String>> = BTreeMap::from([
         ("sort", sorts.iter().map(|s| s.to_string()).collect()),
         ("order", vec!["asc".into(), "desc".into()]),
