@@ -54,12 +54,19 @@ fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).trim_end().to_string()
 }
 
-fn git_command(dir: &Path) -> Command {
-    let mut cmd = Command::new("git");
+/// `program` run in `dir` with git reading no user or system configuration.
+fn isolated(program: &str, dir: &Path) -> Command {
+    let mut cmd = Command::new(program);
     cmd.current_dir(dir)
         .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "nightly test")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null");
+    cmd
+}
+
+/// git, as a fixed identity (the scripts use their own default identity).
+fn git_command(dir: &Path) -> Command {
+    let mut cmd = isolated("git", dir);
+    cmd.env("GIT_AUTHOR_NAME", "nightly test")
         .env("GIT_AUTHOR_EMAIL", "nightly@test.invalid")
         .env("GIT_COMMITTER_NAME", "nightly test")
         .env("GIT_COMMITTER_EMAIL", "nightly@test.invalid");
@@ -140,12 +147,9 @@ impl Remote {
     fn script(&self, name: &str, args: &[&str], env: &[(&str, String)]) -> (Output, String) {
         let github_output = self.tmp.path().join(format!("{name}.github-output"));
         let _ = std::fs::remove_file(&github_output);
-        let mut cmd = Command::new("bash");
+        let mut cmd = isolated("bash", &self.work);
         cmd.arg(self.work.join("scripts/nightly").join(name))
             .args(args)
-            .current_dir(&self.work)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
             .env("BIN", env!("CARGO_BIN_EXE_model-demand"))
             .env("GITHUB_OUTPUT", &github_output)
             .env_remove("OPENROUTER_API_KEY")
