@@ -203,13 +203,27 @@ fn reason_phrase(status: u16) -> &'static str {
     }
 }
 
-/// The current time as an HTTP date (`Sun, 22 Nov 2026 23:02:40 GMT`).
+/// The current time as an HTTP date (`Sun, 22 Nov 2026 23:02:40 GMT`). The header has a
+/// resolution of one second, so each connection thread formats it once a second, not once a
+/// request.
 fn http_date() -> String {
+    thread_local! {
+        static LAST: std::cell::RefCell<(i64, String)> = const { std::cell::RefCell::new((i64::MIN, String::new())) };
+    }
     let now = time::OffsetDateTime::now_utc();
-    let format = time::macros::format_description!(
-        "[weekday repr:short], [day] [month repr:short] [year] [hour]:[minute]:[second] GMT"
-    );
-    now.format(&format).unwrap_or_default()
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        if last.0 != now.unix_timestamp() {
+            let format = time::macros::format_description!(
+                "[weekday repr:short], [day] [month repr:short] [year] [hour]:[minute]:[second] GMT"
+            );
+            *last = (
+                now.unix_timestamp(),
+                now.format(&format).unwrap_or_default(),
+            );
+        }
+        last.1.clone()
+    })
 }
 
 /// Runs the router; a panic or an unreadable file becomes a 500 instead of a dead worker.
