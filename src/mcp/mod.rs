@@ -7,9 +7,11 @@
 //! SECURITY: standard output carries protocol messages only; logs go to standard error. With
 //! `--base-url` only that host is asked, only at fixed API paths, and redirects are not followed.
 
+mod prepared;
 mod server;
 mod source;
 mod tools;
+mod transport;
 
 pub use source::{Reply, Source, FETCH_TIMEOUT};
 pub use tools::{input_schema, instructions, output_schema, raw_query};
@@ -45,11 +47,18 @@ pub fn client_config(base_url: &str) -> String {
 /// Serves the MCP protocol on standard input and output, answering from `source`, until the
 /// client closes standard input (then `Ok`).
 pub fn run(source: Source) -> Result<()> {
+    let (queue, writer) = transport::Writer::start(std::io::stdout());
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| Error::Usage(format!("cannot start the MCP server's runtime: {e}")))?;
-    runtime.block_on(server::serve_stdio(source))
+    let served = runtime.block_on(server::serve_stdio(source, queue));
+    // The runtime's end drops every queued send still held by a task; then the writer ends.
+    drop(runtime);
+    let written = writer
+        .finish()
+        .map_err(|e| Error::Usage(format!("MCP session ended: standard output: {e}")));
+    served.and(written)
 }
 
 #[cfg(test)]

@@ -2,8 +2,7 @@
 //! with the site's bytes, the contract and the OpenAPI document as resources, the contract's
 //! agent instructions at initialize, and the stdio session until the client closes it.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -15,8 +14,12 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, ServerInitializeError};
 use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler, ServiceExt};
 
+use tokio::sync::mpsc;
+
+use super::prepared::{Line, PreparedResults};
 use super::source::{Reply, Source};
 use super::tools::{input_schema, instructions, output_schema, raw_query, tool_result};
+use super::transport::StdioTransport;
 use crate::contract::AGENT_INSTRUCTIONS;
 use crate::error::{Error, Result};
 use crate::netlify::MODELS_PATH;
@@ -55,18 +58,9 @@ pub(super) struct ApiServer {
     source: Arc<Source>,
     instructions: String,
     tool_router: ToolRouter<ApiServer>,
-    results: Arc<Mutex<ResultCache>>,
-}
-
-/// Bytes of answers whose tool results a built site keeps (the site does not change while it
-/// is served, and parsing a large page costs more than copying its finished result).
-const RESULT_CACHE_BYTES: usize = 64 * 1024 * 1024;
-
-/// Tool results of a built site by request target, within [`RESULT_CACHE_BYTES`].
-#[derive(Default)]
-struct ResultCache {
-    results: HashMap<String, CallToolResult>,
-    bytes: usize,
+    /// A built site's results, serialized once (`prepared.rs`); a published site's are not
+    /// kept, since it may change between calls.
+    prepared: Arc<PreparedResults>,
 }
 
 #[tool_router]
@@ -120,7 +114,7 @@ impl ApiServer {
 impl ApiServer {
     /// A server over `source`; its instructions are the agent instructions of the contract the
     /// source serves, or this program's own when the source cannot give them now.
-    fn new(source: Source) -> ApiServer {
+    fn new(source: Source, prepared: Arc<PreparedResults>) -> ApiServer {
         let about = source
             .get(ABOUT_PATH)
             .ok()
@@ -137,34 +131,22 @@ impl ApiServer {
             source: Arc::new(source),
             instructions,
             tool_router: Self::tool_router(),
-            results: Arc::default(),
+            prepared,
         }
     }
 
-    /// The tool result of `GET target`: from the cache for a built site, else made from the
-    /// site's answer (a published site may change between calls, so its results are not kept).
+    /// The tool result of `GET target`. A built site's result is stored serialized the first
+    /// time and then stood for by a placeholder the transport replaces with its bytes.
     async fn answer(&self, target: String) -> CallToolResult {
-        let cached = matches!(&*self.source, Source::Dir(_));
-        if cached {
-            if let Some(hit) = self
-                .results
-                .lock()
-                .ok()
-                .and_then(|c| c.results.get(&target).cloned())
-            {
-                return hit;
-            }
+        let built = matches!(&*self.source, Source::Dir(_));
+        if let Some(placeholder) = self.prepared.stored(&target).filter(|_| built) {
+            return placeholder;
         }
-        let reply = self.fetch(target.clone()).await;
-        let size = reply.as_ref().map_or(0, |r| r.body.len());
-        let result = tool_result(reply);
-        if let (true, Ok(mut cache)) = (cached, self.results.lock()) {
-            if cache.bytes + size <= RESULT_CACHE_BYTES {
-                cache.bytes += size;
-                cache.results.insert(target, result.clone());
-            }
+        let result = tool_result(self.fetch(target.clone()).await);
+        match built {
+            true => self.prepared.store(&target, &result).unwrap_or(result),
+            false => result,
         }
-        result
     }
 
     /// The site's answer to `GET target`. A built site answers from memory or a local file;
@@ -245,14 +227,18 @@ impl ServerHandler for ApiServer {
     }
 }
 
-/// Serves one stdio session: until the client closes standard input (or before initializing).
-pub(super) async fn serve_stdio(source: Source) -> Result<()> {
-    let server = ApiServer::new(source);
+/// Serves one stdio session, every line out through `queue`: until the client closes standard
+/// input (or before initializing).
+pub(super) async fn serve_stdio(source: Source, queue: mpsc::Sender<Line>) -> Result<()> {
+    let prepared = Arc::new(PreparedResults::default());
+    let server = ApiServer::new(source, Arc::clone(&prepared));
+    let (input, _) = rmcp::transport::io::stdio_pipes();
+    let transport = StdioTransport::new(input, queue, prepared);
     eprintln!(
         "model-demand mcp: serving {} on stdio",
         server.source.describe()
     );
-    let running = match server.serve(rmcp::transport::io::stdio_pipes()).await {
+    let running = match server.serve(transport).await {
         Ok(running) => running,
         Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
         Err(e) => return Err(Error::Usage(format!("MCP session ended: {e}"))),
