@@ -1,7 +1,9 @@
 //! The site's manifest (`manifest.json` at the root): every file but itself with its size and
-//! SHA-256, and its one reader. The build writes it; the preview server, `verify` and the
-//! ownership check read it, so it lives apart from the writer they would otherwise import.
+//! SHA-256, its one reader and its one writer. The build writes it; the preview server, `verify`
+//! and the ownership check read it, so it lives apart from the site writer they would otherwise
+//! import.
 
+use std::io::{self, Write};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -49,5 +51,148 @@ impl Manifest {
             )));
         }
         Ok((manifest, bytes))
+    }
+}
+
+/// Writes a manifest entry by entry, in path order, byte for byte as `serde_json::to_vec_pretty`
+/// writes the whole [`Manifest`], so a build never holds every entry (120,000 and more at real
+/// scale) or the whole text in memory. Counts the site's files and bytes, the manifest included.
+pub struct ManifestWriter<W: Write> {
+    out: CountingWriter<W>,
+    last: Option<String>,
+    files: u64,
+    bytes: u64,
+}
+
+/// A `Write` that counts what passes through it.
+struct CountingWriter<W: Write> {
+    inner: W,
+    written: u64,
+}
+
+impl<W: Write> Write for CountingWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl<W: Write> ManifestWriter<W> {
+    /// Starts a manifest on `out`.
+    pub fn new(out: W) -> io::Result<ManifestWriter<W>> {
+        let mut out = CountingWriter {
+            inner: out,
+            written: 0,
+        };
+        out.write_all(b"{\n  \"schema_version\": ")?;
+        serde_json::to_writer(&mut out, MANIFEST_SCHEMA_VERSION)?;
+        out.write_all(b",\n  \"files\": [")?;
+        Ok(ManifestWriter {
+            out,
+            last: None,
+            files: 0,
+            bytes: 0,
+        })
+    }
+
+    /// Adds `entry`, whose path must sort after the previous entry's (a manifest is sorted and
+    /// lists each file once; anything else is the build's own mistake, refused here).
+    pub fn push(&mut self, entry: &ManifestEntry) -> io::Result<()> {
+        if self
+            .last
+            .as_deref()
+            .is_some_and(|last| last >= entry.path.as_str())
+        {
+            return Err(io::Error::other(format!(
+                "manifest entries out of order: {:?} after {:?}",
+                entry.path,
+                self.last.as_deref().unwrap_or_default()
+            )));
+        }
+        let text = serde_json::to_string_pretty(entry)?;
+        // Each entry sits two levels deep. A JSON string never holds a raw newline, so every
+        // newline of the text is a line break of the layout.
+        self.out.write_all(if self.files == 0 {
+            b"\n    "
+        } else {
+            b",\n    "
+        })?;
+        self.out
+            .write_all(text.replace('\n', "\n    ").as_bytes())?;
+        self.files += 1;
+        self.bytes += entry.bytes;
+        self.last = Some(entry.path.clone());
+        Ok(())
+    }
+
+    /// Ends the manifest; gives the site's files and bytes (the manifest counted) and `out`.
+    pub fn finish(mut self) -> io::Result<(u64, u64, W)> {
+        self.out.write_all(if self.files == 0 {
+            b"]\n}"
+        } else {
+            b"\n  ]\n}"
+        })?;
+        self.out.flush()?;
+        let manifest_bytes = self.out.written;
+        Ok((self.files + 1, self.bytes + manifest_bytes, self.out.inner))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(path: &str, bytes: u64) -> ManifestEntry {
+        ManifestEntry {
+            path: path.to_string(),
+            bytes,
+            sha256: format!("{bytes:064x}"),
+        }
+    }
+
+    fn streamed(entries: &[ManifestEntry]) -> io::Result<(u64, u64, Vec<u8>)> {
+        let mut writer = ManifestWriter::new(Vec::new())?;
+        for e in entries {
+            writer.push(e)?;
+        }
+        writer.finish()
+    }
+
+    #[test]
+    fn a_streamed_manifest_is_the_whole_one_byte_for_byte() {
+        for entries in [
+            vec![],
+            vec![entry("_api/a.json", 3)],
+            vec![
+                entry("_api/models/list/tokens_30d/desc/1/0.json", 10),
+                entry("_api/models/list/tokens_30d/desc/1/1.json", 0),
+                entry("a \"quoted\" \\ path/é.json", 7),
+                entry("llms.txt", 4818),
+            ],
+        ] {
+            let whole = serde_json::to_vec_pretty(&Manifest {
+                schema_version: MANIFEST_SCHEMA_VERSION.to_string(),
+                files: entries.clone(),
+            })
+            .expect("serializes");
+            let (files, bytes, text) = streamed(&entries).expect("written");
+            assert_eq!(
+                String::from_utf8(text).expect("utf-8"),
+                String::from_utf8(whole.clone()).expect("utf-8")
+            );
+            assert_eq!(files, entries.len() as u64 + 1);
+            let sum: u64 = entries.iter().map(|e| e.bytes).sum();
+            assert_eq!(bytes, sum + whole.len() as u64);
+        }
+    }
+
+    #[test]
+    fn entries_out_of_order_or_twice_are_refused() {
+        assert!(streamed(&[entry("b", 1), entry("a", 1)]).is_err());
+        assert!(streamed(&[entry("a", 1), entry("a", 1)]).is_err());
     }
 }

@@ -3,6 +3,7 @@
 //! complete, so a failed build never touches the published site.
 
 use std::collections::BTreeMap;
+use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -12,7 +13,7 @@ use serde::Serialize;
 
 pub use crate::digest::sha256_hex;
 use crate::error::{Error, Result};
-use crate::manifest::{Manifest, ManifestEntry, MANIFEST, MANIFEST_SCHEMA_VERSION};
+use crate::manifest::{ManifestEntry, ManifestWriter, MANIFEST};
 use crate::netlify::{self, error_file};
 pub use crate::ownership::{check_replaceable, Replaceable};
 use crate::query::{self, list_file, model_file, ListQuery, Order, RouteTable, SortKey};
@@ -270,6 +271,8 @@ fn write_all(
     options: &BuildOptions,
     writer: &Writer<'_>,
 ) -> Result<(u64, u64)> {
+    // Every file but the list pages: a few dozen plus one per served model, held until the
+    // manifest is written. The list pages (1,200 per offset) are streamed into it instead.
     let mut entries = Vec::new();
     let launch_enabled = matches!(data, SiteData::Data { catalog, .. } if catalog.supply_enabled);
     entries.push(writer.write(
@@ -300,13 +303,14 @@ fn write_all(
         entries.push(writer.write(DOCS_PAGE, page.as_bytes())?);
     }
     let redirects = netlify::redirect_rules(options.docs_url.as_deref());
-    match data {
+    let rendered = match data {
         SiteData::Unavailable => {
             entries.push(writer.write(
                 "_redirects",
                 netlify::unavailable_redirects_file(&redirects).as_bytes(),
             )?);
             entries.push(writer.write(ROUTES, &to_json(&RoutingTable::unavailable(&redirects)))?);
+            None
         }
         SiteData::Data { inputs, catalog } => {
             let rendered = Rendered::new(catalog);
@@ -316,7 +320,7 @@ fn write_all(
                 None => to_json(&SupplyNotCollected::new()),
             };
             entries.push(writer.write(netlify::SUPPLY_FILE, &supply)?);
-            entries.extend(write_answers(&rendered, writer)?);
+            entries.extend(write_exact_answers(&rendered, writer)?);
             entries.push(writer.write(
                 "_redirects",
                 netlify::redirects_file(rendered.ids(), &redirects).as_bytes(),
@@ -325,61 +329,97 @@ fn write_all(
                 ROUTES,
                 &to_json(&RoutingTable::with_data(&rendered, &redirects)),
             )?);
+            Some(rendered)
         }
-    }
+    };
     entries.push(writer.write("_headers", netlify::headers_file().as_bytes())?);
     entries.sort_by(|a, b| a.path.cmp(&b.path));
-    let manifest = Manifest {
-        schema_version: MANIFEST_SCHEMA_VERSION.to_string(),
-        files: entries,
-    };
-    let bytes = serde_json::to_vec_pretty(&manifest).expect("plain data always serializes");
+
     let path = writer.root.join(MANIFEST);
-    std::fs::write(&path, &bytes).map_err(|e| Error::io("cannot write", &path, e))?;
-    let files = manifest.files.len() as u64 + 1;
-    let total = manifest.files.iter().map(|e| e.bytes).sum::<u64>() + bytes.len() as u64;
-    Ok((files, total))
+    let failed = |e: std::io::Error| Error::io("cannot write", &path, e);
+    let file = std::fs::File::create(&path).map_err(failed)?;
+    let mut manifest = ManifestWriter::new(BufWriter::new(file)).map_err(failed)?;
+    // The list pages all sit under one directory, so in path order they are one block: every
+    // other entry sorts wholly before it or wholly after it.
+    let block = query::list_dir_prefix();
+    let (before, after) = entries.split_at(entries.partition_point(|e| e.path < block));
+    for entry in before {
+        manifest.push(entry).map_err(failed)?;
+    }
+    if let Some(rendered) = &rendered {
+        write_list_pages(rendered, writer, &mut |entry| {
+            manifest.push(entry).map_err(failed)
+        })?;
+    }
+    for entry in after {
+        manifest.push(entry).map_err(failed)?;
+    }
+    let (files, bytes, _) = manifest.finish().map_err(failed)?;
+    Ok((files, bytes))
 }
 
-/// Writes every list page and every exact answer, in parallel, one directory at a time.
-fn write_answers(rendered: &Rendered, writer: &Writer<'_>) -> Result<Vec<ManifestEntry>> {
-    let total = rendered.total();
-    // One task per (sort, order, limit) directory: N + 1 files each, well under Netlify's limit.
-    let groups: Vec<(SortKey, Order, u64)> = query::list_orders()
-        .flat_map(|(s, o)| (query::LIMIT_MIN..=query::LIMIT_MAX).map(move |l| (s, o, l)))
-        .collect();
-    assert!(
-        total < MAX_FILES_PER_DIR,
-        "more served models than a directory may hold"
-    );
-    let lists: Vec<Vec<ManifestEntry>> = groups
-        .par_iter()
-        .map(|&(sort, order, limit)| {
-            let mut buffer = Vec::new();
-            (0..=total as u64)
-                .map(|offset| {
-                    let query = ListQuery {
-                        sort,
-                        order,
-                        limit,
-                        offset,
-                    };
-                    buffer.clear();
-                    rendered.list_page(&query, &mut buffer);
-                    writer.write(&list_file(&query), &buffer)
-                })
-                .collect::<Result<Vec<_>>>()
-        })
-        .collect::<Result<_>>()?;
-    let exact: Vec<ManifestEntry> = (0..total)
+/// Every model's exact answer, in parallel.
+fn write_exact_answers(rendered: &Rendered, writer: &Writer<'_>) -> Result<Vec<ManifestEntry>> {
+    (0..rendered.total())
         .into_par_iter()
         .map(|index| {
             let mut buffer = Vec::new();
             rendered.exact(index, &mut buffer);
             writer.write(&model_file(&rendered.ids()[index]), &buffer)
         })
-        .collect::<Result<_>>()?;
-    Ok(lists.into_iter().flatten().chain(exact).collect())
+        .collect()
+}
+
+/// Writes every list page and hands each one's manifest entry to `record`, in path order.
+/// One task per (sort, order, limit) directory (N + 1 files each, well under Netlify's limit);
+/// directories are taken a batch at a time, in path order, so what is held between writing a
+/// page and recording it is one batch's entries, whatever the number of models.
+fn write_list_pages(
+    rendered: &Rendered,
+    writer: &Writer<'_>,
+    record: &mut dyn FnMut(&ManifestEntry) -> Result<()>,
+) -> Result<()> {
+    let total = rendered.total();
+    assert!(
+        total < MAX_FILES_PER_DIR,
+        "more served models than a directory may hold"
+    );
+    let mut directories: Vec<(String, ListQuery)> = query::list_orders()
+        .flat_map(|(sort, order)| {
+            (query::LIMIT_MIN..=query::LIMIT_MAX).map(move |limit| ListQuery {
+                sort,
+                order,
+                limit,
+                offset: 0,
+            })
+        })
+        .map(|first| (query::list_dir(&first), first))
+        .collect();
+    // With its trailing `/`, a directory's name orders all its files against all of another's.
+    directories.sort_by(|a, b| a.0.cmp(&b.0));
+    let batch = rayon::current_num_threads() * 8;
+    for directories in directories.chunks(batch) {
+        let pages: Vec<Vec<ManifestEntry>> = directories
+            .par_iter()
+            .map(|(_, first)| {
+                let mut buffer = Vec::new();
+                let mut entries = (0..=total as u64)
+                    .map(|offset| {
+                        let query = ListQuery { offset, ..*first };
+                        buffer.clear();
+                        rendered.list_page(&query, &mut buffer);
+                        writer.write(&list_file(&query), &buffer)
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                entries.sort_by(|a, b| a.path.cmp(&b.path));
+                Ok(entries)
+            })
+            .collect::<Result<_>>()?;
+        for entry in pages.iter().flatten() {
+            record(entry)?;
+        }
+    }
+    Ok(())
 }
 
 /// `/api/supply` when no supply feed was given.

@@ -379,13 +379,23 @@ pub const ANSWERS_DIR: &str = "_api/models";
 /// Site-relative path of the precomputed list page (one directory per sort, order and limit,
 /// so no directory holds more than N + 1 files).
 pub fn list_file(query: &ListQuery) -> String {
+    format!("{}{}.json", list_dir(query), query.offset)
+}
+
+/// The directory of a list page, with its trailing `/`: one per sort, order and limit.
+pub fn list_dir(query: &ListQuery) -> String {
     format!(
-        "{ANSWERS_DIR}/list/{}/{}/{}/{}.json",
+        "{}{}/{}/{}/",
+        list_dir_prefix(),
         query.sort.as_str(),
         query.order.as_str(),
-        query.limit,
-        query.offset
+        query.limit
     )
+}
+
+/// The directory every list page is under, with its trailing `/`.
+pub fn list_dir_prefix() -> String {
+    format!("{ANSWERS_DIR}/list/")
 }
 
 /// The file-name stem of a model: the hex SHA-256 of its ID, so no request byte ever
