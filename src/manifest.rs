@@ -59,7 +59,8 @@ impl Manifest {
 /// scale) or the whole text in memory. Counts the site's files and bytes, the manifest included.
 pub struct ManifestWriter<W: Write> {
     out: CountingWriter<W>,
-    last: Option<String>,
+    /// The previous entry's path (empty before the first).
+    last: String,
     files: u64,
     bytes: u64,
 }
@@ -93,7 +94,7 @@ impl<W: Write> ManifestWriter<W> {
         out.write_all(b",\n  \"files\": [")?;
         Ok(ManifestWriter {
             out,
-            last: None,
+            last: String::new(),
             files: 0,
             bytes: 0,
         })
@@ -102,15 +103,10 @@ impl<W: Write> ManifestWriter<W> {
     /// Adds `entry`, whose path must sort after the previous entry's (a manifest is sorted and
     /// lists each file once; anything else is the build's own mistake, refused here).
     pub fn push(&mut self, entry: &ManifestEntry) -> io::Result<()> {
-        if self
-            .last
-            .as_deref()
-            .is_some_and(|last| last >= entry.path.as_str())
-        {
+        if self.files > 0 && self.last >= entry.path {
             return Err(io::Error::other(format!(
                 "manifest entries out of order: {:?} after {:?}",
-                entry.path,
-                self.last.as_deref().unwrap_or_default()
+                entry.path, self.last
             )));
         }
         let text = serde_json::to_string_pretty(entry)?;
@@ -125,7 +121,8 @@ impl<W: Write> ManifestWriter<W> {
             .write_all(text.replace('\n', "\n    ").as_bytes())?;
         self.files += 1;
         self.bytes += entry.bytes;
-        self.last = Some(entry.path.clone());
+        self.last.clear();
+        self.last.push_str(&entry.path);
         Ok(())
     }
 

@@ -384,15 +384,7 @@ fn write_list_pages(
         total < MAX_FILES_PER_DIR,
         "more served models than a directory may hold"
     );
-    let mut directories: Vec<(String, ListQuery)> = query::list_orders()
-        .flat_map(|(sort, order)| {
-            (query::LIMIT_MIN..=query::LIMIT_MAX).map(move |limit| ListQuery {
-                sort,
-                order,
-                limit,
-                offset: 0,
-            })
-        })
+    let mut directories: Vec<(String, ListQuery)> = query::list_directories()
         .map(|first| (query::list_dir(&first), first))
         .collect();
     // With its trailing `/`, a directory's name orders all its files against all of another's.

@@ -138,15 +138,14 @@ impl ApiServer {
     /// The tool result of `GET target`. A built site's result is stored serialized the first
     /// time and then stood for by a placeholder the transport replaces with its bytes.
     async fn answer(&self, target: String) -> CallToolResult {
-        let built = matches!(&*self.source, Source::Dir(_));
-        if let Some(placeholder) = self.prepared.stored(&target).filter(|_| built) {
+        if !matches!(&*self.source, Source::Dir(_)) {
+            return tool_result(self.fetch(target).await);
+        }
+        if let Some(placeholder) = self.prepared.stored(&target) {
             return placeholder;
         }
         let result = tool_result(self.fetch(target.clone()).await);
-        match built {
-            true => self.prepared.store(&target, &result).unwrap_or(result),
-            false => result,
-        }
+        self.prepared.store(&target, &result).unwrap_or(result)
     }
 
     /// The site's answer to `GET target`. A built site answers from memory or a local file;

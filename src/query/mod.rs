@@ -412,14 +412,18 @@ pub fn model_file(model_id: &str) -> String {
 /// Every list query the site precomputes for `total` served models: each sort, order and
 /// limit, with offsets 0 to `total` (the page at `total` is the empty one past the end).
 pub fn all_list_queries(total: usize) -> impl Iterator<Item = ListQuery> {
-    list_orders().flat_map(move |(sort, order)| {
-        (LIMIT_MIN..=LIMIT_MAX).flat_map(move |limit| {
-            (0..=total as u64).map(move |offset| ListQuery {
-                sort,
-                order,
-                limit,
-                offset,
-            })
+    list_directories()
+        .flat_map(move |first| (0..=total as u64).map(move |offset| ListQuery { offset, ..first }))
+}
+
+/// The first page (offset 0) of every list directory: each sort, order and limit.
+pub fn list_directories() -> impl Iterator<Item = ListQuery> {
+    list_orders().flat_map(|(sort, order)| {
+        (LIMIT_MIN..=LIMIT_MAX).map(move |limit| ListQuery {
+            sort,
+            order,
+            limit,
+            offset: 0,
         })
     })
 }
