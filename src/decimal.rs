@@ -16,6 +16,32 @@ pub const SUPPLY_INTEGER_DIGITS: usize = 15;
 /// digit.
 pub const SUPPLY_FRACTION_DIGITS: usize = 12;
 
+/// True when `text` is a number as JSON writes one (RFC 8259 §6): an optional leading minus,
+/// digits without a leading zero, an optional point with digits, an optional exponent. The one
+/// form the sources' decimal strings may take: no `+`, no underscores, no spaces, no `.5`.
+pub fn is_json_number(text: &str) -> bool {
+    let rest = text.strip_prefix('-').unwrap_or(text);
+    let digits = |s: &str| s.bytes().take_while(u8::is_ascii_digit).count();
+    let whole = digits(rest);
+    if whole == 0 || (whole > 1 && rest.starts_with('0')) {
+        return false;
+    }
+    let mut rest = &rest[whole..];
+    if let Some(fraction) = rest.strip_prefix('.') {
+        let n = digits(fraction);
+        if n == 0 {
+            return false;
+        }
+        rest = &fraction[n..];
+    }
+    if let Some(exponent) = rest.strip_prefix(['e', 'E']) {
+        let exponent = exponent.strip_prefix(['+', '-']).unwrap_or(exponent);
+        let n = digits(exponent);
+        return n > 0 && n == exponent.len();
+    }
+    rest.is_empty()
+}
+
 /// Parses a canonical non-negative integer string (`^(0|[1-9][0-9]*)$`).
 ///
 /// Returns `None` for anything else, including values that do not fit in `u128`.
@@ -161,6 +187,28 @@ pub fn plain(value: Decimal) -> String {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn json_numbers_and_nothing_else() {
+        for good in [
+            "0",
+            "-0",
+            "10",
+            "0.0000025",
+            "-1.5",
+            "1e-7",
+            "1E+30",
+            "2.50e3",
+        ] {
+            assert!(is_json_number(good), "{good:?}");
+        }
+        for bad in [
+            "", "-", "1_0", "+1", "01", ".5", "5.", "1e", "1e+", " 1", "1 ", "0x10", "1,5", "NaN",
+            "1.2.3", "--1",
+        ] {
+            assert!(!is_json_number(bad), "{bad:?}");
+        }
+    }
 
     #[test]
     fn canonical_integers() {

@@ -9,11 +9,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::hf::{self, FixtureRepo};
 use common::sources::{self, KEY};
 use common::standin::{Limit, Reply, StandIn};
-use model_demand::collect::report::RunReport;
-use model_demand::collect::{self, CollectOptions, CollectReport};
+
+use model_demand::collect::{self, CollectOptions};
 use serde_json::{json, Value};
 
 fn read_json(path: &Path) -> Value {
@@ -26,23 +25,7 @@ fn fixture(name: &str) -> Value {
     )))
 }
 
-/// A run against `standin` with a report; the result and the report.
-fn run_with(
-    standin: &StandIn,
-    dir: &Path,
-    tweak: impl FnOnce(CollectOptions) -> CollectOptions,
-) -> (model_demand::error::Result<CollectReport>, RunReport) {
-    let report = dir.join("report.json");
-    let options = tweak(CollectOptions {
-        report: Some(report.clone()),
-        ..sources::options(standin, &dir.join("out"))
-    });
-    let result = collect::collect(&options);
-    (
-        result,
-        RunReport::read(&report).expect("a report is written"),
-    )
-}
+use sources::run_with_report as run_with;
 
 /// The supply records of the written pair, by model ID: (state, reason, listed endpoints).
 fn supply_states(out: &Path) -> BTreeMap<String, (String, Option<String>, Option<u64>)> {
@@ -334,15 +317,7 @@ fn an_endpoint_list_as_captured_is_read_member_by_member() {
         .contains("| `latency_last_30m.p50` | 1 | 0 |"));
 }
 
-/// Scripts OpenRouter with one model per fixture repository, and Hugging Face with them.
-fn script_repositories(standin: &StandIn) -> Vec<FixtureRepo> {
-    let repos: Vec<FixtureRepo> = hf::REPOS.iter().map(|f| hf::repo(f)).collect();
-    sources::script_repositories(standin, &repos);
-    for repo in &repos {
-        hf::serve(standin, repo, &[]);
-    }
-    repos
-}
+use sources::script_fixture_repositories as script_repositories;
 
 fn export_facts(out: &Path) -> Value {
     read_json(&out.join("export.json"))["models"].clone()

@@ -7,10 +7,10 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::{Condvar, Mutex};
+use std::sync::Mutex;
 use std::time::Duration;
 
-use super::ratelimit::{BucketReport, Hold, Pacer, Signals, WAIT_BUDGET};
+use super::ratelimit::{self, BucketReport, Hold, Pacer, Signals, WAIT_BUDGET};
 
 /// Most requests in flight at once (DESIGN §9).
 pub const MAX_IN_FLIGHT: usize = 4;
@@ -18,8 +18,13 @@ pub const MAX_IN_FLIGHT: usize = 4;
 pub const MAX_RETRIES: u32 = 3;
 /// Every request's overall timeout (DESIGN §9).
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
-/// The longest `Retry-After` honoured; a source asking for more is treated as unavailable now.
+/// The longest `Retry-After` honoured on an answer that says nothing else of its rate limit; a
+/// source asking for more is treated as unavailable now.
 pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
+/// Refusals of one request that its fields say are waits for an empty window: waited out
+/// without using a try, up to this many (each waits at least a second of the budget, and a
+/// source that keeps refusing windows it says have reset must not loop for ever).
+pub const MAX_WINDOW_WAITS: u32 = 16;
 /// The most Data API requests (rankings-daily) one run sends: below OpenRouter's 30 a minute
 /// and 500 a day, however the retries go.
 pub const DATA_API_RUN_CAP: u64 = 10;
@@ -79,10 +84,12 @@ pub enum FetchError {
         attempts: u32,
     },
     /// Waiting for the rate limit's reset would pass the run's waiting budget.
-    #[error("{url}: the source's rate limit would need more waiting than this run has left")]
+    #[error("wait_budget_exhausted: {url}: the source's rate limit would need more waiting than this run has left ({})", match last_status { Some(s) => format!("last answer {s}"), None => "not requested".to_string() })]
     OverBudget {
         /// The URL.
         url: String,
+        /// The last status, when a try was answered before the budget ran out.
+        last_status: Option<u16>,
     },
     /// The run already sent as many requests of this kind as one run may.
     #[error("{url}: this run already sent the most requests of this kind one run may send")]
@@ -102,39 +109,9 @@ pub enum FetchError {
     },
 }
 
-/// A counting semaphore: the cap on requests in flight, whatever thread pool calls the client.
-struct Slots {
-    free: Mutex<usize>,
-    freed: Condvar,
-}
-
-impl Slots {
-    fn acquire(&self) -> SlotGuard<'_> {
-        let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
-        while *free == 0 {
-            free = self.freed.wait(free).unwrap_or_else(|p| p.into_inner());
-        }
-        *free -= 1;
-        SlotGuard { slots: self }
-    }
-}
-
-struct SlotGuard<'a> {
-    slots: &'a Slots,
-}
-
-impl Drop for SlotGuard<'_> {
-    fn drop(&mut self) {
-        let mut free = self.slots.free.lock().unwrap_or_else(|p| p.into_inner());
-        *free += 1;
-        self.slots.freed.notify_one();
-    }
-}
-
 /// The HTTP client shared by every source request of one run.
 pub struct Client {
     agent: ureq::Agent,
-    slots: Slots,
     counts: Mutex<BTreeMap<&'static str, u64>>,
     bytes: Mutex<BTreeMap<&'static str, u64>>,
     refusals: Mutex<BTreeMap<&'static str, u64>>,
@@ -163,14 +140,10 @@ impl Client {
             .redirect_auth_headers(ureq::config::RedirectAuthHeaders::SameHost)
             .max_redirects(10)
             .build();
-        let pacer = Pacer::new(budget, progress);
+        let pacer = Pacer::new(budget, progress, MAX_IN_FLIGHT);
         pacer.cap("openrouter/datasets", DATA_API_RUN_CAP);
         Client {
             agent: config.into(),
-            slots: Slots {
-                free: Mutex::new(MAX_IN_FLIGHT),
-                freed: Condvar::new(),
-            },
             counts: Mutex::new(BTreeMap::new()),
             bytes: Mutex::new(BTreeMap::new()),
             refusals: Mutex::new(BTreeMap::new()),
@@ -183,9 +156,11 @@ impl Client {
     /// transport failures. Any other status is a final answer for the caller to judge.
     /// `kind` names the request in the run's counts and picks its rate-limit bucket.
     ///
-    /// Requests are paced by the source's `RateLimit` fields: while the bucket has nothing
-    /// left its requests wait for the reset, and a 429 that says where its bucket stands is
-    /// waited out and retried without using one of the tries, within the run's budget.
+    /// Requests are paced by the source's rate-limit fields (`ratelimit`): while the bucket
+    /// has nothing left its requests wait for the reset, holding no request slot. A 429 whose
+    /// fields say its bucket is empty is waited out without using a try; any other 429 uses a
+    /// try and holds the bucket for its `Retry-After` (seconds or a date) or the backoff. Every
+    /// wait counts against the run's budget.
     pub fn get(
         &self,
         kind: &'static str,
@@ -194,75 +169,85 @@ impl Client {
         headers: &[(&str, &str)],
     ) -> Result<Answer, FetchError> {
         let bucket = bucket_of(kind);
-        let over_budget = || FetchError::OverBudget {
-            url: url.to_string(),
-        };
-        let mut attempt = 0;
+        let mut tries = 0;
+        let mut window_waits = 0;
+        let mut last_status = None;
         loop {
             self.pacer.admit(bucket).map_err(|hold| match hold {
-                Hold::OverBudget => over_budget(),
+                Hold::OverBudget => FetchError::OverBudget {
+                    url: url.to_string(),
+                    last_status,
+                },
                 Hold::RunCap => FetchError::RunCap {
                     url: url.to_string(),
                 },
             })?;
-            attempt += 1;
-            let result = self.once(kind, url, bearer, headers);
+            let (result, sent, received) = self.once(kind, url, bearer, headers);
             let (status, signals, retry_after) = match &result {
                 Ok(a) => (Some(a.answer.status), a.signals.clone(), a.retry_after),
                 Err(_) => (None, Signals::default(), None),
             };
-            self.pacer.answered(bucket, &signals, status);
-            let answer = match result {
+            self.pacer
+                .answered(bucket, &signals, status, sent, received);
+            last_status = status.or(last_status);
+            let message = match result {
                 Ok(a) if a.answer.status != 429 && a.answer.status < 500 => return Ok(a.answer),
-                Ok(a) => Some(a.answer),
-                Err(message) if attempt > MAX_RETRIES => {
-                    return Err(FetchError::Transport {
-                        url: url.to_string(),
-                        message,
-                        attempts: attempt,
-                    })
-                }
-                Err(_) => None,
+                Ok(_) => None,
+                Err(message) => Some(message),
             };
             if status == Some(429) {
                 bump(&self.refusals, kind, 1);
-                // Held by the next `admit` until the window resets.
-                if self.pacer.refused(bucket, retry_after) {
-                    // The source said where the bucket stands: a wait, not a failed try.
-                    if signals.standing.is_some() {
-                        attempt -= 1;
-                        continue;
+                let own = ratelimit::field_name(bucket);
+                let empty = signals.own_standing(own).is_some_and(|s| s.remaining == 0);
+                if empty && window_waits < MAX_WINDOW_WAITS {
+                    // The next admit waits for the reset (and any Retry-After beside it).
+                    window_waits += 1;
+                    if let Some(wait) = retry_after {
+                        self.pacer.hold(bucket, received, wait);
                     }
-                    if attempt <= MAX_RETRIES {
-                        continue;
-                    }
+                    continue;
                 }
             }
-            let exhausted = FetchError::Exhausted {
-                url: url.to_string(),
-                status: answer.map_or(0, |a| a.status),
-                attempts: attempt,
+            tries += 1;
+            let exhausted = || match &message {
+                Some(message) => FetchError::Transport {
+                    url: url.to_string(),
+                    message: message.clone(),
+                    attempts: tries,
+                },
+                None => FetchError::Exhausted {
+                    url: url.to_string(),
+                    status: status.unwrap_or(0),
+                    attempts: tries,
+                },
             };
             // A source asking for a longer wait than we give is unavailable for this run.
-            if attempt > MAX_RETRIES || retry_after.is_some_and(|w| w > MAX_RETRY_AFTER) {
-                return Err(exhausted);
+            if tries > MAX_RETRIES || retry_after.is_some_and(|w| w > MAX_RETRY_AFTER) {
+                return Err(exhausted());
             }
-            let backoff = self.retry_base.saturating_mul(1 << (attempt - 1));
-            std::thread::sleep(retry_after.unwrap_or(backoff));
+            let backoff = self.retry_base.saturating_mul(1 << (tries - 1));
+            let wait = retry_after.unwrap_or(backoff);
+            if status == Some(429) {
+                // The bucket refused without saying where it stands: all its requests pause.
+                self.pacer.hold(bucket, received, wait);
+            } else {
+                std::thread::sleep(wait);
+            }
         }
     }
 
-    /// One attempt: the answer, the `Retry-After` it asked for and its rate-limit fields, or a
-    /// transport message.
+    /// One attempt (the pacer's admission is its request slot): the answer with the `Retry-After` it asked for and
+    /// its rate-limit fields (or a transport message), and when it was sent and its header
+    /// received, on the pacer's clock.
     fn once(
         &self,
         kind: &'static str,
         url: &str,
         bearer: Option<&Secret>,
         headers: &[(&str, &str)],
-    ) -> Result<Attempt, String> {
-        let _slot = self.slots.acquire();
+    ) -> (Result<Attempt, String>, Duration, Duration) {
         bump(&self.counts, kind, 1);
+        let sent = self.pacer.now();
         let mut request = self.agent.get(url);
         if let Some(secret) = bearer {
             request = request.header("Authorization", format!("Bearer {}", secret.expose()));
@@ -271,29 +256,35 @@ impl Client {
             request = request.header(*name, *value);
         }
         // ureq's messages name the URL or the socket, never request headers.
-        let mut response = request.call().map_err(|e| e.to_string())?;
+        let mut response = match request.call() {
+            Ok(response) => response,
+            Err(e) => return (Err(e.to_string()), sent, self.pacer.now()),
+        };
+        let received = self.pacer.now();
         let status = response.status().as_u16();
-        let field = |name: &str| {
+        let lines = |name: &str| -> Vec<String> {
             response
                 .headers()
-                .get(name)
-                .and_then(|v| v.to_str().ok())
+                .get_all(name)
+                .iter()
+                .filter_map(|v| v.to_str().ok())
                 .map(str::to_string)
+                .collect()
         };
-        let retry_after = field("retry-after")
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .map(Duration::from_secs);
-        let now_ms = std::time::SystemTime::now()
+        let (ratelimit, policy) = (lines("ratelimit"), lines("ratelimit-policy"));
+        let first = |name: &str| lines(name).into_iter().next();
+        let wall = std::time::SystemTime::now();
+        let retry_after = first("retry-after").and_then(|v| ratelimit::parse_retry_after(&v, wall));
+        let now_ms = wall
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis());
         let signals = Signals::read(
-            field("ratelimit").as_deref(),
-            field("ratelimit-policy").as_deref(),
-            bucket_name(bucket_of(kind)),
+            &ratelimit.iter().map(String::as_str).collect::<Vec<_>>(),
+            &policy.iter().map(String::as_str).collect::<Vec<_>>(),
         )
         .read_legacy(
-            field("x-ratelimit-remaining").as_deref(),
-            field("x-ratelimit-reset").as_deref(),
+            first("x-ratelimit-remaining").as_deref(),
+            first("x-ratelimit-reset").as_deref(),
             now_ms,
         );
         let body = response
@@ -301,13 +292,16 @@ impl Client {
             .with_config()
             .limit(MAX_BODY_BYTES)
             .read_to_vec()
-            .map_err(|e| e.to_string())?;
-        bump(&self.bytes, kind, body.len() as u64);
-        Ok(Attempt {
-            answer: Answer { status, body },
-            retry_after,
-            signals,
-        })
+            .map_err(|e| e.to_string());
+        let attempt = body.map(|body| {
+            bump(&self.bytes, kind, body.len() as u64);
+            Attempt {
+                answer: Answer { status, body },
+                retry_after,
+                signals,
+            }
+        });
+        (attempt, sent, received)
     }
 
     /// Requests made so far, by kind (retries included).
@@ -332,8 +326,13 @@ impl Client {
     }
 
     /// The pacing of this run: per bucket, refusals, waits and announced quotas.
-    pub fn pacing(&self) -> BTreeMap<&'static str, BucketReport> {
+    pub fn pacing(&self) -> BTreeMap<String, BucketReport> {
         self.pacer.report()
+    }
+
+    /// Requests not sent because the wait they needed would have passed the budget.
+    pub fn over_budget(&self) -> u64 {
+        self.pacer.over_budget()
     }
 
     /// Wall time spent waiting for rate-limit windows so far.
@@ -361,11 +360,6 @@ pub fn bucket_of(kind: &str) -> &'static str {
     }
 }
 
-/// The bucket's name as the source's `RateLimit` fields write it.
-fn bucket_name(bucket: &str) -> &str {
-    bucket.rsplit('/').next().unwrap_or(bucket)
-}
-
 fn bump(map: &Mutex<BTreeMap<&'static str, u64>>, kind: &'static str, by: u64) {
     let mut map = map.lock().unwrap_or_else(|p| p.into_inner());
     *map.entry(kind).or_insert(0) += by;
@@ -380,29 +374,5 @@ mod tests {
         let secret = Secret::new("sk-or-v1-abcdef".to_string()).expect("non-empty");
         assert_eq!(format!("{secret:?}"), "Secret([redacted])");
         assert!(Secret::new("  ".to_string()).is_none());
-    }
-
-    #[test]
-    fn slots_never_exceed_the_cap() {
-        let slots = Slots {
-            free: Mutex::new(2),
-            freed: Condvar::new(),
-        };
-        let in_flight = Mutex::new((0usize, 0usize));
-        std::thread::scope(|scope| {
-            for _ in 0..8 {
-                scope.spawn(|| {
-                    let _slot = slots.acquire();
-                    {
-                        let mut g = in_flight.lock().expect("lock");
-                        g.0 += 1;
-                        g.1 = g.1.max(g.0);
-                    }
-                    std::thread::sleep(Duration::from_millis(5));
-                    in_flight.lock().expect("lock").0 -= 1;
-                });
-            }
-        });
-        assert_eq!(in_flight.lock().expect("lock").1, 2);
     }
 }

@@ -157,6 +157,10 @@ impl CollectReport {
     }
 }
 
+/// The most threads reading Hugging Face repositories at once (requests in flight stay at
+/// [`http::MAX_IN_FLIGHT`]); above the top-50's repositories with room to spare.
+const MAX_REPOSITORY_THREADS: usize = 256;
+
 fn collect_error(message: impl Into<String>) -> Error {
     Error::Collect(message.into())
 }
@@ -242,15 +246,47 @@ fn collect_with(
         cutoff,
         started,
     };
+    with_progress(options.progress, client, started, || {
+        gather(&plan, client, run)
+    })
+}
+
+/// Runs `work`, printing the requests made every two seconds meanwhile when `progress`. The
+/// progress thread stops when the work ends, however it ends: a panic in the work (a bug, or a
+/// source's value no rule foresaw) is the run's error, with its report, never a process left
+/// waiting for that thread.
+fn with_progress<T>(
+    progress: bool,
+    client: &Client,
+    started: Instant,
+    work: impl FnOnce() -> Result<T>,
+) -> Result<T> {
     let done = AtomicBool::new(false);
     std::thread::scope(|scope| {
-        if options.progress {
+        if progress {
             scope.spawn(|| report_progress(client, &done, started));
         }
-        let result = gather(&plan, client, run);
-        done.store(true, Ordering::Relaxed);
-        result
+        let _stop = SetOnDrop(&done);
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "no message".to_string());
+            Err(collect_error(format!(
+                "the collection stopped on an internal error ({what}); nothing was written"
+            )))
+        })
     })
+}
+
+/// Sets its flag when dropped, unwinding included.
+struct SetOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for SetOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
 }
 
 /// What a run has settled before its first request.
@@ -354,7 +390,14 @@ fn gather(plan: &Plan<'_>, client: &Client, run: &mut RunReport) -> Result<Colle
         repos.len(),
         if repos.len() == 1 { "y" } else { "ies" }
     ));
-    let evidence: BTreeMap<&str, Evidence> = pool.install(|| {
+    // A repository's requests run in order (model info, then files); while one bucket is held
+    // its waiting requests hold a thread each, never a request slot, so that every repository
+    // has a thread of its own and the other bucket's requests go on.
+    let hub_pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(repos.len().clamp(1, MAX_REPOSITORY_THREADS))
+        .build()
+        .map_err(|e| collect_error(format!("cannot start worker threads: {e}")))?;
+    let evidence: BTreeMap<&str, Evidence> = hub_pool.install(|| {
         repos
             .par_iter()
             .map(|repo| (*repo, facts::from_repository(&hub, repo)))
@@ -661,4 +704,26 @@ fn merge_days(previous: Option<&Export>, new_days: &[DemandDay], end: Date) -> V
     // A previous export judged at a later clock may hold days past this run's window end.
     by_date.retain(|date, _| *date <= end);
     by_date.into_values().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_in_the_work_is_the_runs_error_and_the_progress_thread_ends() {
+        let client = Client::new(Duration::from_millis(1));
+        let started = Instant::now();
+        let result: Result<()> = with_progress(true, &client, started, || {
+            panic!("overflow when adding duration to instant")
+        });
+        let message = result.expect_err("an error, not a hang").to_string();
+        assert!(
+            message.contains("internal error (overflow when adding duration to instant)"),
+            "{message}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(2), "ended at once");
+        let fine: Result<u8> = with_progress(true, &client, Instant::now(), || Ok(7));
+        assert_eq!(fine.expect("ok"), 7);
+    }
 }

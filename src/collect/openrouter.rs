@@ -401,7 +401,7 @@ pub fn supply_endpoint(
             }
             Ok(Some(_)) => Read::OutOfRange,
             Ok(None) => Read::Missing,
-            Err(()) => Read::WrongType,
+            Err(why) => why.into(),
         },
     )
     .and_then(|n| n.parse::<u64>().ok());
@@ -414,7 +414,7 @@ pub fn supply_endpoint(
                 .and_then(plain)
                 .map_or(Read::OutOfRange, Read::Value),
             Ok(None) => Read::Missing,
-            Err(()) => Read::WrongType,
+            Err(why) => why.into(),
         },
     };
     let input = read("pricing.prompt", price("prompt"));
@@ -443,14 +443,32 @@ pub fn supply_endpoint(
     })
 }
 
-/// A decimal member sent as a JSON number or a decimal string: `Ok(None)` when absent or null,
-/// `Err` when of another type or not a decimal.
-fn decimal_member(value: Option<&serde_json::Value>) -> Result<Option<Decimal>, ()> {
+/// A decimal member sent as a JSON number or a decimal string: `Ok(None)` when absent or null;
+/// `WrongType` when of another type or not written as JSON writes numbers (the gate's strict
+/// rule: `"1_0"` or `"+1"` is no price); `OutOfRange` when well written but too large (or too
+/// fine) to hold exactly.
+fn decimal_member(value: Option<&serde_json::Value>) -> Result<Option<Decimal>, Unreadable> {
     match value {
         None | Some(serde_json::Value::Null) => Ok(None),
-        Some(serde_json::Value::Number(n)) => parse_decimal(&n.to_string()).map(Some).ok_or(()),
-        Some(serde_json::Value::String(s)) => parse_decimal(s).map(Some).ok_or(()),
-        Some(_) => Err(()),
+        Some(serde_json::Value::Number(n)) => parse_decimal(&n.to_string()).map(Some),
+        Some(serde_json::Value::String(s)) => parse_decimal(s).map(Some),
+        Some(_) => Err(Unreadable::WrongType),
+    }
+}
+
+/// Why a decimal member was not read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unreadable {
+    WrongType,
+    OutOfRange,
+}
+
+impl From<Unreadable> for Read {
+    fn from(why: Unreadable) -> Read {
+        match why {
+            Unreadable::WrongType => Read::WrongType,
+            Unreadable::OutOfRange => Read::OutOfRange,
+        }
     }
 }
 
@@ -460,21 +478,26 @@ fn decimal_read(value: Option<&serde_json::Value>, max: Option<Decimal>) -> Read
         Ok(Some(d)) if max.is_some_and(|m| d > m) => Read::OutOfRange,
         Ok(Some(d)) => plain(d).map_or(Read::OutOfRange, Read::Value),
         Ok(None) => Read::Missing,
-        Err(()) => Read::WrongType,
+        Err(why) => why.into(),
     }
 }
 
-/// Parses a decimal as the sources write it: plain (`"0.0000025"`) or, for JSON numbers in
-/// their shortest round-trip form, with an exponent (`1e-7`).
-fn parse_decimal(text: &str) -> Option<Decimal> {
-    let text = text.trim();
-    if text.contains(['e', 'E']) {
+/// Parses a decimal as the sources write it, by JSON's number grammar only: plain
+/// (`"0.0000025"`) or, for JSON numbers in their shortest round-trip form, with an exponent
+/// (`1e-7`). More fractional digits than `Decimal` holds are rounded (half to even, past the
+/// 12 kept anyway); a value too large for it is out of range.
+fn parse_decimal(text: &str) -> Result<Decimal, Unreadable> {
+    if !crate::decimal::is_json_number(text) {
+        return Err(Unreadable::WrongType);
+    }
+    let parsed = if text.contains(['e', 'E']) {
         Decimal::from_scientific(text).ok()
     } else {
         Decimal::from_str_exact(text)
             .ok()
             .or_else(|| Decimal::from_str(text).ok())
-    }
+    };
+    parsed.ok_or(Unreadable::OutOfRange)
 }
 
 /// Rounds to 12 fractional digits half-to-even and writes the plain normal form; `None` for a
@@ -558,6 +581,30 @@ mod tests {
         assert_eq!(e.uptime_percent.as_deref(), Some("100"));
         assert_eq!(e.latency_ms.as_deref(), Some("0.0000001"));
         assert_eq!(e.throughput_tokens_per_second.as_deref(), Some("95.12"));
+    }
+
+    #[test]
+    fn decimals_follow_jsons_grammar_and_unholdable_sizes_are_out_of_range() {
+        let raw: serde_json::Value = serde_json::from_str(
+            r#"{"provider_name":"P","context_length":"1e40",
+                "pricing":{"prompt":"1_0","completion":"99999999999999999999999999999999"},
+                "uptime_last_30m":"+99","latency_last_30m":{"p50":"1e400"},
+                "throughput_last_30m":{"p50":" 5"}}"#,
+        )
+        .expect("parses");
+        let mut tally = EndpointTally::default();
+        let e = supply_endpoint(&raw, &mut tally).expect("has a provider");
+        assert_eq!(e.input_price_per_million, None, "1_0 is no price");
+        let counts = |m: &str| {
+            let c = tally.members[m];
+            (c.wrong_type, c.out_of_range)
+        };
+        assert_eq!(counts("pricing.prompt"), (1, 0));
+        assert_eq!(counts("uptime_last_30m"), (1, 0));
+        assert_eq!(counts("throughput_last_30m.p50"), (1, 0));
+        assert_eq!(counts("pricing.completion"), (0, 1));
+        assert_eq!(counts("latency_last_30m.p50"), (0, 1));
+        assert_eq!(counts("context_length"), (0, 1));
     }
 
     #[test]

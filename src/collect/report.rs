@@ -64,6 +64,11 @@ pub struct RunReport {
     pub waited_seconds: f64,
     /// The run's waiting budget, seconds.
     pub wait_budget_seconds: f64,
+    /// Requests not sent because the wait they needed would have passed the budget (their
+    /// routes and repositories failed with `wait_budget_exhausted`). Absent in reports written
+    /// before it was counted.
+    #[serde(default)]
+    pub requests_over_budget: u64,
 }
 
 /// The catalog's part of the report.
@@ -177,9 +182,9 @@ pub struct RequestCounts {
 pub struct BucketSection {
     /// 429 answers met.
     pub refused: u64,
-    /// Waits begun.
+    /// Waits begun (requests held back together count once).
     pub waits: u64,
-    /// Wall time waited, seconds.
+    /// Wall time during which a request of the bucket was held back, seconds.
     pub waited_seconds: f64,
     /// The quota the source announced: requests per window.
     pub quota_requests: Option<u64>,
@@ -221,7 +226,7 @@ impl RunReport {
         self.rate_limits = client
             .pacing()
             .into_iter()
-            .filter(|(_, b)| b.refused > 0 || b.waits > 0 || b.quota.is_some())
+            .filter(|(_, b)| b.sent > 0 && (b.refused > 0 || b.waits > 0 || b.quota.is_some()))
             .map(|(name, b)| {
                 let section = BucketSection {
                     refused: b.refused,
@@ -230,10 +235,11 @@ impl RunReport {
                     quota_requests: b.quota.map(|q| q.0),
                     quota_window_seconds: b.quota.map(|q| q.1),
                 };
-                (name.to_string(), section)
+                (name, section)
             })
             .collect();
         self.waited_seconds = seconds(client.waited());
+        self.requests_over_budget = client.over_budget();
         self.wait_budget_seconds = seconds(budget);
         self.duration_seconds = seconds(elapsed);
     }
@@ -485,8 +491,17 @@ impl RunReport {
             (
                 "waited for rate limits",
                 format!(
-                    "{:.0} s of {:.0} s",
-                    self.waited_seconds, self.wait_budget_seconds
+                    "{:.0} s of {:.0} s{}",
+                    self.waited_seconds,
+                    self.wait_budget_seconds,
+                    if self.requests_over_budget > 0 {
+                        format!(
+                            "; budget reached, {} request(s) not sent",
+                            self.requests_over_budget
+                        )
+                    } else {
+                        String::new()
+                    }
                 ),
             ),
             ("duration", format!("{:.1} s", self.duration_seconds)),
@@ -575,8 +590,15 @@ impl RunReport {
                 );
             }
         }
+        if self.requests_over_budget > 0 {
+            let _ = writeln!(
+                md,
+                "\n**The waiting budget ran out:** {} request(s) were not sent, as the rate limits' windows would have needed more than the {:.0} s a run may wait; what they were for failed with `wait_budget_exhausted` and is collected again next run. Setting `HF_TOKEN` raises Hugging Face's quotas; `--cache` keeps files between runs.",
+                self.requests_over_budget, self.wait_budget_seconds
+            );
+        }
         let refused: u64 = self.rate_limits.values().map(|b| b.refused).sum();
-        if refused > 0 || self.waited_seconds > 0.0 {
+        if refused > 0 || self.waited_seconds > 0.0 || self.requests_over_budget > 0 {
             md.push_str("\n**Rate limits:** the run waited for the sources' windows. A first run over many repositories may take long: setting `HF_TOKEN` raises Hugging Face's quotas, and `--cache` keeps files between runs.\n\n| bucket | 429s | waits | waited | quota |\n|---|---|---|---|---|\n");
             for (name, b) in &self.rate_limits {
                 let quota = match (b.quota_requests, b.quota_window_seconds) {

@@ -94,7 +94,7 @@ fn endpoints_of(
         .map_err(|e| RouteFailure {
             last_status: match &e {
                 FetchError::Exhausted { status, .. } if *status > 0 => Some(*status),
-                FetchError::OverBudget { .. } => Some(429),
+                FetchError::OverBudget { last_status, .. } => *last_status,
                 _ => None,
             },
             reason: e.to_string(),

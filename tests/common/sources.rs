@@ -253,3 +253,37 @@ pub fn collect_command(standin: &StandIn, dir: &std::path::Path) -> std::process
         .current_dir(dir);
     command
 }
+
+/// A run against `standin` writing `dir/out` and a report `dir/report.json`, with `tweak`
+/// applied to the options: the result and the report.
+pub fn run_with_report(
+    standin: &StandIn,
+    dir: &std::path::Path,
+    tweak: impl FnOnce(CollectOptions) -> CollectOptions,
+) -> (
+    model_demand::error::Result<model_demand::collect::CollectReport>,
+    model_demand::collect::report::RunReport,
+) {
+    let report = dir.join("report.json");
+    let options = tweak(CollectOptions {
+        report: Some(report.clone()),
+        ..options(standin, &dir.join("out"))
+    });
+    let result = model_demand::collect::collect(&options);
+    let written =
+        model_demand::collect::report::RunReport::read(&report).expect("a report is written");
+    (result, written)
+}
+
+/// Scripts OpenRouter with one model per fixture repository, and Hugging Face serving them.
+pub fn script_fixture_repositories(standin: &StandIn) -> Vec<super::hf::FixtureRepo> {
+    let repos: Vec<super::hf::FixtureRepo> = super::hf::REPOS
+        .iter()
+        .map(|f| super::hf::repo(f))
+        .collect();
+    script_repositories(standin, &repos);
+    for repo in &repos {
+        super::hf::serve(standin, repo, &[]);
+    }
+    repos
+}

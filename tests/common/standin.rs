@@ -17,6 +17,9 @@ pub enum Reply {
     File(Vec<u8>),
     /// A redirect to another target on the same server.
     Redirect(u16, String),
+    /// This reply, counted and its fields computed on arrival, sent after a delay on a thread
+    /// of its own (other requests are answered meanwhile): a slow answer, read late.
+    Delayed(Duration, Box<Reply>),
 }
 
 impl Reply {
@@ -69,6 +72,9 @@ pub struct Limit {
     pub window: Duration,
     /// Send the fields on 200s too (Hugging Face does); false sends them on 429s only.
     pub on_every_answer: bool,
+    /// Says `t` = this many seconds on the answer to the request counted at this index (from
+    /// 1, over the whole run) instead of the truth: one odd value among truthful ones.
+    pub misreport: Option<(u64, u64)>,
 }
 
 impl Limit {
@@ -80,6 +86,7 @@ impl Limit {
             quota,
             window,
             on_every_answer: true,
+            misreport: None,
         }
     }
 
@@ -91,6 +98,7 @@ impl Limit {
             quota,
             window,
             on_every_answer: true,
+            misreport: None,
         }
     }
 }
@@ -103,6 +111,8 @@ struct State {
     limits: Vec<Limit>,
     /// Requests counted per (bucket, window index).
     counted: BTreeMap<(&'static str, u64), u64>,
+    /// Requests counted per bucket over the run.
+    total: BTreeMap<&'static str, u64>,
 }
 
 /// A running stand-in; stops when dropped.
@@ -154,6 +164,7 @@ impl StandIn {
         let mut state = self.state.lock().expect("lock");
         state.limits = limits;
         state.counted.clear();
+        state.total.clear();
     }
 
     /// Every request so far.
@@ -203,12 +214,18 @@ fn count(state: &mut State, epoch: Instant, target: &str) -> Option<(Vec<(String
     *used += 1;
     let refused = *used > limit.quota;
     let remaining = limit.quota.saturating_sub(*used);
+    let nth = state.total.entry(limit.name).or_insert(0);
+    *nth += 1;
     // Whole seconds to the reset, rounded down: the client must allow for the fraction.
     let left_ms = (u128::from(index) + 1) * window - elapsed.as_millis();
+    let t = match limit.misreport {
+        Some((at, t)) if at == *nth => u128::from(t),
+        _ => left_ms / 1000,
+    };
     let fields = vec![
         (
             "RateLimit".to_string(),
-            format!("\"{}\";r={remaining};t={}", limit.name, left_ms / 1000),
+            format!("\"{}\";r={remaining};t={t}", limit.name),
         ),
         (
             "RateLimit-Policy".to_string(),
@@ -249,6 +266,10 @@ fn answer(state: &Mutex<State>, epoch: Instant, request: tiny_http::Request) {
         )),
         _ => reply,
     };
+    let (delay, reply) = match reply {
+        Some(Reply::Delayed(delay, reply)) => (Some(delay), Some(*reply)),
+        reply => (None, reply),
+    };
     let (status, mut headers, body) = match reply {
         None => (404, Vec::new(), br#"{"error":"not found"}"#.to_vec()),
         Some(Reply::Status(status, headers, body)) => (status, headers, body),
@@ -266,6 +287,7 @@ fn answer(state: &Mutex<State>, epoch: Instant, request: tiny_http::Request) {
             ),
             None => (200, Vec::new(), data),
         },
+        Some(Reply::Delayed(..)) => (500, Vec::new(), b"nested delay".to_vec()),
     };
     if let Some((fields, _)) = limited {
         headers.extend(fields);
@@ -286,5 +308,15 @@ fn answer(state: &Mutex<State>, epoch: Instant, request: tiny_http::Request) {
             response = response.with_header(h);
         }
     }
-    let _ = request.respond(response);
+    match delay {
+        Some(delay) => {
+            std::thread::spawn(move || {
+                std::thread::sleep(delay);
+                let _ = request.respond(response);
+            });
+        }
+        None => {
+            let _ = request.respond(response);
+        }
+    }
 }
