@@ -3,13 +3,7 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-
-use common::oracle::Inputs;
-use serde_json::Value;
-
-/// The cells of one table row: field → (data-value, shown text).
-type Cells = BTreeMap<String, (String, String)>;
+use common::docs_table::{assert_rows_are_the_records, oracle_records, Cells};
 
 /// Rows of the page's table, with their model IDs.
 fn rows(html: &str) -> Vec<(String, Cells)> {
@@ -17,7 +11,7 @@ fn rows(html: &str) -> Vec<(String, Cells)> {
     for chunk in html.split("<tr data-model-id=\"").skip(1) {
         let (id, rest) = chunk.split_once('"').expect("id");
         let row = rest.split("</tr>").next().expect("row");
-        let mut fields = BTreeMap::new();
+        let mut fields = std::collections::BTreeMap::new();
         for cell in row.split("data-field=\"").skip(1) {
             let (field, rest) = cell.split_once('"').expect("field");
             let value = rest
@@ -36,68 +30,13 @@ fn rows(html: &str) -> Vec<(String, Cells)> {
     out
 }
 
-/// The small fixture's records in the default list order, from the independent oracle.
-fn oracle_records() -> Vec<Value> {
-    let inputs = Inputs::fixture("tests/fixtures/small", common::SMALL_NOW);
-    let body = inputs.bodies(&["limit=100".to_string()]).remove(0);
-    body["models"].as_array().expect("models").clone()
-}
-
 #[test]
 fn the_table_shows_the_records_exactly() {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     common::build_small(&out);
     let html = std::fs::read_to_string(out.join("docs/index.html")).expect("docs page");
-    let table = rows(&html);
-    let records = oracle_records();
-    let order: Vec<&str> = records
-        .iter()
-        .map(|r| r["model_id"].as_str().expect("id"))
-        .collect();
-    let shown: Vec<&str> = table.iter().map(|(id, _)| id.as_str()).collect();
-    assert_eq!(shown, order, "rows in 30-day token order");
-    for ((id, fields), r) in table.iter().zip(&records) {
-        let text = |v: &Value| match v {
-            Value::Null => None,
-            Value::String(s) => Some(s.clone()),
-            other => Some(other.to_string()),
-        };
-        let expect = [
-            ("latest_rank", text(&r["latest_rank"]["value"])),
-            ("tokens_30d", text(&r["tokens_30d"]["value"])),
-            ("share_7d", text(&r["share_7d"]["value"])),
-            (
-                "total_parameters",
-                text(&r["facts"]["total_parameters"]["value"]),
-            ),
-            (
-                "active_parameters",
-                text(&r["facts"]["active_parameters"]["value"]),
-            ),
-            (
-                "bf16_weights_bytes",
-                text(&r["facts"]["bf16_weights_bytes"]["value"]),
-            ),
-        ];
-        for (field, value) in expect {
-            let (data, text) = &fields[field];
-            match value {
-                Some(v) => assert_eq!(data, &v, "{id} {field}"),
-                None => assert_eq!(
-                    (data.as_str(), text.as_str()),
-                    ("", "unknown"),
-                    "{id} {field}"
-                ),
-            }
-        }
-        assert_eq!(fields["trend"].0, r["trend"]["direction"], "{id}");
-        assert_eq!(fields["supply_state"].0, r["supply"]["state"], "{id}");
-    }
-    // Unknown values are never shown as zero.
-    assert!(table
-        .iter()
-        .any(|(_, f)| f.values().any(|(_, t)| t == "unknown")));
+    assert_rows_are_the_records(&rows(&html), &oracle_records());
     for needle in [
         "does not identify underserved models",
         "within_expected_update_window",
@@ -115,9 +54,13 @@ fn the_table_shows_the_records_exactly() {
         assert!(html.contains(needle), "docs page lacks {needle:?}");
     }
     assert!(
-        !html.contains("http://") && !html.contains("<script") && !html.contains("<link"),
+        !html.contains("http://") && !html.contains("<script"),
         "no external assets"
     );
+    // One link element: the icon, inline, so browsers ask for no /favicon.ico.
+    assert_eq!(html.matches("<link").count(), 1);
+    assert!(html
+        .contains("<link rel=\"icon\" type=\"image/svg+xml\" href=\"data:image/svg+xml;base64,"));
     assert!(!html.contains("{{"), "unfilled placeholder");
 }
 

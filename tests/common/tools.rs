@@ -1,18 +1,19 @@
-//! The programs the tests run from `PATH` (node, npm, python3, git, curl, bash): each is looked
-//! up before it runs, so a machine that lacks one fails the test with the Debian package to
-//! install instead of a bare "No such file or directory".
+//! The programs the tests run from `PATH` (node, npm, python3, git, curl, bash, chromium): each
+//! is looked up before it runs, so a machine that lacks one fails the test with the Debian
+//! package to install instead of a bare "No such file or directory".
 
 use std::path::Path;
 use std::process::Command;
 
 /// Debian's package for each program the tests (and the scripts they run) take from `PATH`.
-const PACKAGES: [(&str, &str); 6] = [
+const PACKAGES: [(&str, &str); 7] = [
     ("node", "nodejs"),
     ("npm", "npm"),
     ("python3", "python3"),
     ("git", "git"),
     ("curl", "curl"),
     ("bash", "bash"),
+    ("chromium", "chromium"),
 ];
 
 /// Panics, naming the Debian package to install, unless every one of `programs` is an
@@ -44,11 +45,22 @@ pub fn command(program: &str) -> Command {
     Command::new(program)
 }
 
+/// The full path of `program` on `PATH` once [`require`] has found it, for tools that want a
+/// path rather than a name (puppeteer's `executablePath`).
+pub fn path_of(program: &str) -> std::path::PathBuf {
+    require(&[program]);
+    find(program).expect("found by require")
+}
+
 fn on_path(program: &str) -> bool {
-    let Some(path) = std::env::var_os("PATH") else {
-        return false;
-    };
-    std::env::split_paths(&path).any(|dir| executable(&dir.join(program)))
+    find(program).is_some()
+}
+
+fn find(program: &str) -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|file| executable(file))
 }
 
 fn executable(file: &Path) -> bool {
