@@ -90,7 +90,7 @@ pub fn serve(dir: &Path, bind: SocketAddr, workers: usize) -> Result<()> {
     };
     let running = start(dir, bind, options)?;
     eprintln!(
-        "serving {dir} ({workers} connection threads ready): docs http://{addr}/docs/, API http://{addr}/api/v1/models, contract http://{addr}/api/v1/about",
+        "serving {dir} ({workers} connection threads ready): docs http://{addr}/docs/, API http://{addr}/api/v1/models, contract http://{addr}/api/v1/about, MCP http://{addr}/mcp",
         dir = dir.display(),
         addr = running.addr,
         workers = workers.max(1)
