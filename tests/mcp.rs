@@ -1,7 +1,8 @@
-//! `model-demand mcp` driven by the official MCP Python SDK (`tests/clients/mcp_client.py`,
-//! pinned in tests/requirements.txt, installed by the test under target/pyenv), in both modes:
-//! `--dir` on the small fixture's built site and `--base-url` against the preview server on a
-//! loopback port, and on the no-data site. Every tool result must be the preview server's answer
+//! The MCP servers driven by the official MCP Python SDK (`tests/clients/mcp_client.py`, pinned
+//! in tests/requirements.txt, installed by the test under target/pyenv), three ways: `model-demand
+//! mcp --dir` on the small fixture's built site and `--base-url` against the preview server on
+//! a loopback port (stdio), and the preview server's `/mcp` with the SDK's Streamable HTTP
+//! client; on a site with data and on the no-data site. Every tool result must be the preview server's answer
 //! to the same request byte for byte (and, for the models route, agree with the independent
 //! oracle); the schemas must state the spec's sorts, orders and bounds; the instructions must be
 //! the served contract's agent instructions.
@@ -124,15 +125,44 @@ const RESOURCES: [(&str, &str); 3] = [
     ("model-demand:///llms.txt", "/llms.txt"),
 ];
 
-/// Runs the Python client against `model-demand mcp ARGS` with these calls; what it saw.
-fn run_client(dir: &Path, server_args: &[String], cases: &[Case]) -> Value {
+/// How the client reaches a server: `model-demand mcp ARGS` on stdio, or a server's `/mcp` URL.
+enum Mode {
+    Stdio(Vec<String>),
+    Url(String),
+}
+
+/// The three ways to the tools of the site at `out` served by the preview server at `preview`:
+/// stdio on the site on disk, stdio on the published site, and the preview server's `/mcp`.
+fn modes(out: &Path, preview: &str) -> [Mode; 3] {
+    [
+        Mode::Stdio(vec![
+            "mcp".to_string(),
+            "--dir".to_string(),
+            out.display().to_string(),
+        ]),
+        Mode::Stdio(vec![
+            "mcp".to_string(),
+            "--base-url".to_string(),
+            preview.to_string(),
+        ]),
+        Mode::Url(format!("{preview}/mcp")),
+    ]
+}
+
+/// Runs the Python client against a server with these calls; what it saw.
+fn run_client(dir: &Path, mode: &Mode, cases: &[Case]) -> Value {
     let python = common::pyenv::python_env("mcp", &common::pyenv::pinned(&["mcp"]));
-    let plan = json!({
-        "command": env!("CARGO_BIN_EXE_model-demand"),
-        "args": server_args,
+    let mut plan = json!({
         "calls": cases.iter().map(|c| json!({"tool": c.tool, "arguments": c.arguments})).collect::<Vec<_>>(),
         "resources": RESOURCES.iter().map(|(uri, _)| *uri).collect::<Vec<_>>(),
     });
+    match mode {
+        Mode::Stdio(args) => {
+            plan["command"] = json!(env!("CARGO_BIN_EXE_model-demand"));
+            plan["args"] = json!(args);
+        }
+        Mode::Url(url) => plan["url"] = json!(url),
+    }
     static RUNS: AtomicUsize = AtomicUsize::new(0);
     let plan_path = dir.join(format!(
         "plan-{}.json",
@@ -197,7 +227,10 @@ fn assert_schemas(seen: &Value) {
             .find(|t| t["name"] == name)
             .unwrap_or_else(|| panic!("no tool {name}"))
     };
-    let names: Vec<&str> = model_demand::mcp::TOOLS.iter().map(|(n, _)| *n).collect();
+    let names: Vec<&str> = model_demand::catalogue::TOOLS
+        .iter()
+        .map(|t| t.name)
+        .collect();
     assert_eq!(tools.len(), names.len());
     let list = &tool("list_models")["inputSchema"]["properties"];
     assert_eq!(list["sort"]["enum"], json!(SORTS));
@@ -234,6 +267,19 @@ fn assert_schemas(seen: &Value) {
     assert_eq!(seen["server_name"], "model-demand");
 }
 
+/// The tools and instructions are the site's catalogue (`/_api/mcp.json`), as served.
+fn assert_catalogue(seen: &Value, preview: &str) {
+    let reply = exchange(preview, "GET", "/_api/mcp.json");
+    assert_eq!(reply.status, 200, "the catalogue is served");
+    let catalogue: Value = serde_json::from_slice(&reply.body).expect("catalogue JSON");
+    assert_eq!(catalogue["schema_version"], "model-demand.mcp-catalogue.v1");
+    assert_eq!(
+        seen["tools"], catalogue["tools"],
+        "tools/list is the catalogue"
+    );
+    assert_eq!(seen["instructions"], catalogue["instructions"]);
+}
+
 /// The models-route results agree with the independent oracle: status class and error code,
 /// and the whole body of every 200.
 fn assert_same_as_oracle(seen: &Value, cases: &[Case]) {
@@ -264,7 +310,7 @@ fn assert_same_as_oracle(seen: &Value, cases: &[Case]) {
 }
 
 #[test]
-fn the_python_sdk_sees_the_preview_servers_answers_in_both_modes() {
+fn the_python_sdk_sees_the_preview_servers_answers_in_every_mode() {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     common::build_small(&out);
@@ -276,19 +322,20 @@ fn the_python_sdk_sees_the_preview_servers_answers_in_both_modes() {
         "an ID with / and :"
     );
     let cases = cases(&ids);
-    let modes = [
-        vec![
-            "mcp".to_string(),
-            "--dir".to_string(),
-            out.display().to_string(),
-        ],
-        vec!["mcp".to_string(), "--base-url".to_string(), preview.clone()],
-    ];
-    for args in modes {
-        let seen = run_client(dir.path(), &args, &cases);
+    let mut seen_by_mode = Vec::new();
+    for mode in modes(&out, &preview) {
+        let seen = run_client(dir.path(), &mode, &cases);
         assert_schemas(&seen);
+        assert_catalogue(&seen, &preview);
         assert_same_as_preview(&seen, &cases, &preview);
         assert_same_as_oracle(&seen, &cases);
+        seen_by_mode.push(seen);
+    }
+    // The same results, byte for byte, whichever way the client came.
+    for seen in &seen_by_mode[1..] {
+        assert_eq!(seen["results"], seen_by_mode[0]["results"]);
+        assert_eq!(seen["tools"], seen_by_mode[0]["tools"]);
+        assert_eq!(seen["read"], seen_by_mode[0]["read"]);
     }
 }
 
@@ -313,15 +360,9 @@ fn the_no_data_site_answers_503_through_the_tools() {
             format!("{models}?model_id=a/b:free"),
         ),
     ];
-    for args in [
-        vec![
-            "mcp".to_string(),
-            "--dir".to_string(),
-            out.display().to_string(),
-        ],
-        vec!["mcp".to_string(), "--base-url".to_string(), preview.clone()],
-    ] {
-        let seen = run_client(dir.path(), &args, &cases);
+    for mode in modes(&out, &preview) {
+        let seen = run_client(dir.path(), &mode, &cases);
+        assert_catalogue(&seen, &preview);
         assert_same_as_preview(&seen, &cases, &preview);
         for result in &seen["results"].as_array().expect("results")[1..] {
             assert_eq!(result["structured"]["error"], "data_unavailable");
