@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use rust_decimal::Decimal;
 
+use crate::catalogue::{client_config, Connection, MCP_PATH};
 use crate::contract::DOCUMENTATION_VERSION;
 use crate::query::{self, percent_encode, Order, SortKey};
 use crate::records::{Catalog, ModelRecord, Valued};
@@ -387,11 +388,22 @@ fn supply_states() -> String {
 
 /// The MCP tools as list items: name and what each answers with.
 fn mcp_tools() -> String {
-    crate::mcp::TOOLS
+    crate::catalogue::TOOLS
         .iter()
-        .map(|(name, what)| format!("<li><code>{name}</code>: {}</li>", escape(what)))
+        .map(|tool| {
+            format!(
+                "<li><code>{}</code>: {}</li>",
+                tool.name,
+                escape(tool.summary)
+            )
+        })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The MCP endpoint of the site at `base_url`.
+fn mcp_url(base_url: &str) -> String {
+    format!("{}{MCP_PATH}", base_url.trim_end_matches('/'))
 }
 
 /// The docs page of a build published at `base_url`; `catalog` is `None` for a site without
@@ -424,8 +436,13 @@ pub fn page(catalog: Option<&Catalog>, base_url: &str) -> String {
         .replace("{{mcp_tools}}", &mcp_tools())
         .replace(
             "{{mcp_config}}",
-            &escape(&crate::mcp::client_config(base_url)),
+            &escape(&client_config(base_url, Connection::Url)),
         )
+        .replace(
+            "{{mcp_config_stdio}}",
+            &escape(&client_config(base_url, Connection::Stdio)),
+        )
+        .replace("{{mcp_url}}", &escape(&mcp_url(base_url)))
         .replace("{{base}}", "")
         .replace("{{attribution}}", &attribution)
         .replace("{{documentation_version}}", DOCUMENTATION_VERSION)

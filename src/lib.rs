@@ -4,6 +4,7 @@
 //! Data flows one way: export (+ supply) → [`load`] (the gate) → [`records::derive`] →
 //! [`render`] → site → CDN rules; the preview server reads the written site.
 
+pub mod catalogue;
 pub mod cli;
 pub mod collect;
 pub mod commands;

@@ -8,6 +8,7 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
+use crate::catalogue::{client_config, Connection, MCP_PATH, TOOLS};
 use crate::contract;
 use crate::render::ErrorCode;
 
@@ -122,14 +123,23 @@ pub fn llms_txt(base_url: &str, docs_url: Option<&str>) -> String {
     out.push_str("\n## MCP server\n\n");
     let _ = writeln!(
         out,
-        "Agents that use the Model Context Protocol reach this API as tools with `model-demand mcp`, a stdio server: {}. Each tool answers with the API's exact body; a refusal is a tool error whose text is the API's error body. Add it to a client:\n",
-        crate::mcp::TOOLS
+        "Agents that use the Model Context Protocol reach this API as tools at `{base}{MCP_PATH}` (Streamable HTTP, stateless, JSON responses): {}. Each tool answers with the API's exact body; a refusal is a tool error whose text is the API's error body. Add it to a client by URL:\n",
+        TOOLS
             .iter()
-            .map(|(name, what)| format!("`{name}` ({what})"))
+            .map(|tool| format!("`{}` ({})", tool.name, tool.summary))
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let _ = writeln!(out, "```json\n{}\n```", crate::mcp::client_config(base));
+    let _ = writeln!(
+        out,
+        "```json\n{}\n```\n\nOr start the same server on stdio with `model-demand mcp` (the program on `PATH`):\n",
+        client_config(base, Connection::Url)
+    );
+    let _ = writeln!(
+        out,
+        "```json\n{}\n```",
+        client_config(base, Connection::Stdio)
+    );
     out
 }
 
@@ -149,6 +159,7 @@ mod tests {
             "`GET /api/openapi.json`",
             "https://x.test/docs/",
             "\"--base-url\"",
+            "\"url\": \"https://x.test/mcp\"",
         ] {
             assert!(guide.contains(needle), "{needle} missing");
         }

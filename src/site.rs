@@ -287,6 +287,20 @@ fn write_all(
         "api/openapi.json",
         &contract::openapi_json(&options.base_url, options.docs_url.as_deref()),
     )?);
+    entries.push(
+        writer.write(
+            crate::catalogue::CATALOGUE_FILE,
+            &crate::catalogue::Catalogue::new(
+                &contract::openapi(&options.base_url, options.docs_url.as_deref()),
+                &contract::about(
+                    &options.base_url,
+                    options.docs_url.as_deref(),
+                    launch_enabled,
+                ),
+            )
+            .to_json(),
+        )?,
+    );
     entries.push(writer.write(
         crate::llms::LLMS_FILE,
         crate::llms::llms_txt(&options.base_url, options.docs_url.as_deref()).as_bytes(),

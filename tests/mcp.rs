@@ -197,7 +197,10 @@ fn assert_schemas(seen: &Value) {
             .find(|t| t["name"] == name)
             .unwrap_or_else(|| panic!("no tool {name}"))
     };
-    let names: Vec<&str> = model_demand::mcp::TOOLS.iter().map(|(n, _)| *n).collect();
+    let names: Vec<&str> = model_demand::catalogue::TOOLS
+        .iter()
+        .map(|t| t.name)
+        .collect();
     assert_eq!(tools.len(), names.len());
     let list = &tool("list_models")["inputSchema"]["properties"];
     assert_eq!(list["sort"]["enum"], json!(SORTS));
@@ -232,6 +235,16 @@ fn assert_schemas(seen: &Value) {
         .collect();
     assert_eq!(uris, RESOURCES.iter().map(|(u, _)| *u).collect::<Vec<_>>());
     assert_eq!(seen["server_name"], "model-demand");
+}
+
+/// The tools and instructions are the site's catalogue (`/_api/mcp.json`), as served.
+fn assert_catalogue(seen: &Value, preview: &str) {
+    let reply = exchange(preview, "GET", "/_api/mcp.json");
+    assert_eq!(reply.status, 200, "the catalogue is served");
+    let catalogue: Value = serde_json::from_slice(&reply.body).expect("catalogue JSON");
+    assert_eq!(catalogue["schema_version"], "model-demand.mcp-catalogue.v1");
+    assert_eq!(seen["tools"], catalogue["tools"], "tools/list is the catalogue");
+    assert_eq!(seen["instructions"], catalogue["instructions"]);
 }
 
 /// The models-route results agree with the independent oracle: status class and error code,
@@ -287,6 +300,7 @@ fn the_python_sdk_sees_the_preview_servers_answers_in_both_modes() {
     for args in modes {
         let seen = run_client(dir.path(), &args, &cases);
         assert_schemas(&seen);
+        assert_catalogue(&seen, &preview);
         assert_same_as_preview(&seen, &cases, &preview);
         assert_same_as_oracle(&seen, &cases);
     }
@@ -322,6 +336,7 @@ fn the_no_data_site_answers_503_through_the_tools() {
         vec!["mcp".to_string(), "--base-url".to_string(), preview.clone()],
     ] {
         let seen = run_client(dir.path(), &args, &cases);
+        assert_catalogue(&seen, &preview);
         assert_same_as_preview(&seen, &cases, &preview);
         for result in &seen["results"].as_array().expect("results")[1..] {
             assert_eq!(result["structured"]["error"], "data_unavailable");

@@ -86,6 +86,7 @@ fn every_list_and_exact_file_equals_the_query_answer() {
         "api/v1/about.json",
         "api/openapi.json",
         model_demand::llms::LLMS_FILE,
+        model_demand::catalogue::CATALOGUE_FILE,
         "api/export.json",
         "api/supply.json",
         "_redirects",

@@ -1,79 +1,93 @@
-//! `model-demand mcp`: a Model Context Protocol server on stdio (the official Rust SDK, rmcp)
-//! over a built site (`--dir`) or a published one (`--base-url`). It owns the protocol and
-//! nothing of the query rules: a tool call becomes the raw query string a client would send
-//! (`tools.rs`), the site's own router (or the CDN) decides it (`source.rs`), and the tool
-//! result carries the bytes the site answers (`server.rs`).
+//! The MCP adapter above the site, beside `serve/`: the official Rust SDK (rmcp) answering the
+//! site's catalogue (`_api/mcp.json`, see `crate::catalogue`) over a built site (`--dir`) or a
+//! published one (`--base-url`). It owns the protocol and nothing of the query rules: a tool
+//! call becomes the raw query string a client would send (`tools.rs`), the site's own router
+//! (or the CDN) decides it (`source.rs`), and the tool result carries the bytes the site
+//! answers (`server.rs`). Two transports: stdio (`stdio.rs`, `model-demand mcp`) and one
+//! message at a time for the preview server's `/mcp` ([`answer_one`]).
 //!
 //! SECURITY: standard output carries protocol messages only; logs go to standard error. With
 //! `--base-url` only that host is asked, only at fixed API paths, and redirects are not followed.
 
-mod prepared;
 mod server;
 mod source;
+mod stdio;
 mod tools;
-mod transport;
 
+pub use rmcp::model::{ClientJsonRpcMessage, ProtocolVersion, ServerJsonRpcMessage};
+pub use server::ApiServer;
 pub use source::{Reply, Source, FETCH_TIMEOUT};
-pub use tools::{input_schema, instructions, output_schema, raw_query};
+pub use stdio::{MAX_IN_FLIGHT, MAX_LINE_BYTES};
+pub use tools::raw_query;
+
+use rmcp::model::{ClientRequest, Implementation, InitializeRequestParams};
+use rmcp::RoleServer;
 
 use crate::error::{Error, Result};
 
-/// The tools, in the order `tools/list` gives them, with what each answers with.
-pub const TOOLS: [(&str, &str); 3] = [
-    (
-        "get_contract",
-        "the exact body of GET /api/v1/about: routes, parameters, every field, states, sources, agent instructions",
-    ),
-    (
-        "list_models",
-        "the exact body of GET /api/v1/models with the given sort, order, limit and offset: a ranked page",
-    ),
-    (
-        "get_model",
-        "the exact body of GET /api/v1/models?model_id=...: one model by exact ID",
-    ),
-];
-
-/// The entry MCP clients take in their configuration to start this server against the site at
-/// `base_url` (the program on `PATH` as `model-demand`).
-pub fn client_config(base_url: &str) -> String {
-    let base =
-        serde_json::to_string(base_url.trim_end_matches('/')).expect("a string always serializes");
-    format!(
-        "{{\n  \"mcpServers\": {{\n    \"model-demand\": {{\n      \"command\": \"model-demand\",\n      \"args\": [\"mcp\", \"--base-url\", {base}]\n    }}\n  }}\n}}"
-    )
+/// The protocol versions served: rmcp's known versions that have the `initialize` handshake
+/// (2024-11-05 to 2025-11-25). An `initialize` naming another is answered with the newest.
+pub fn supported_protocol_versions() -> &'static [ProtocolVersion] {
+    ProtocolVersion::known_up_to(&ProtocolVersion::LATEST_WITH_INITIALIZE)
 }
 
 /// Serves the MCP protocol on standard input and output, answering from `source`, until the
 /// client closes standard input (then `Ok`).
 pub fn run(source: Source) -> Result<()> {
-    let (queue, writer) = transport::Writer::start(std::io::stdout());
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| Error::Usage(format!("cannot start the MCP server's runtime: {e}")))?;
-    let served = runtime.block_on(server::serve_stdio(source, queue));
-    // The runtime's end drops every queued send still held by a task; then the writer ends.
-    drop(runtime);
-    let written = writer
-        .finish()
-        .map_err(|e| Error::Usage(format!("MCP session ended: standard output: {e}")));
-    served.and(written)
+    let server = ApiServer::new(source);
+    runtime.block_on(stdio::serve(server))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_client_config_is_json_naming_the_site() {
-        let config: serde_json::Value =
-            serde_json::from_str(&client_config("https://x.test/")).expect("JSON");
-        let server = &config["mcpServers"]["model-demand"];
-        assert_eq!(server["command"], "model-demand");
-        assert_eq!(
-            server["args"],
-            serde_json::json!(["mcp", "--base-url", "https://x.test"])
-        );
+/// Answers one message that stands alone (the stateless Streamable HTTP transport): a request
+/// gets its response or error; a notification or a client's response gets nothing. `version`
+/// is the protocol version the request is made under (the `MCP-Protocol-Version` header, or the
+/// transport's default), which shapes results as rmcp shapes them for that version.
+///
+/// Runs rmcp's service over a one-message transport on this thread's own runtime (made on the
+/// thread's first call), so the caller blocks until the answer is ready.
+pub fn answer_one(
+    server: &ApiServer,
+    message: ClientJsonRpcMessage,
+    version: ProtocolVersion,
+) -> Option<ServerJsonRpcMessage> {
+    let ClientJsonRpcMessage::Request(request) = &message else {
+        return None;
+    };
+    let version = match &request.request {
+        ClientRequest::InitializeRequest(init) => init.params.protocol_version.clone(),
+        _ => version,
+    };
+    let peer = InitializeRequestParams::new(Default::default(), Implementation::default())
+        .with_protocol_version(version);
+    thread_local! {
+        static RUNTIME: Option<tokio::runtime::Runtime> = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .ok();
     }
+    RUNTIME.with(|runtime| {
+        let runtime = runtime.as_ref()?;
+        runtime.block_on(async {
+            let (transport, mut answers) =
+                rmcp::transport::OneshotTransport::<RoleServer>::new(message);
+            let running = rmcp::service::serve_directly(server.clone(), transport, Some(peer));
+            let mut answer = None;
+            while let Some(sent) = answers.recv().await {
+                if matches!(
+                    sent,
+                    ServerJsonRpcMessage::Response(_) | ServerJsonRpcMessage::Error(_)
+                ) {
+                    answer = Some(sent);
+                    break;
+                }
+            }
+            // The transport ends once it has sent the answer; the service ends with it.
+            let _ = running.waiting().await;
+            answer
+        })
+    })
 }

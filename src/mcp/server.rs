@@ -1,151 +1,66 @@
-//! The MCP handler (rmcp's tool router and server handler): three read-only tools that answer
-//! with the site's bytes, the contract and the OpenAPI document as resources, the contract's
-//! agent instructions at initialize, and the stdio session until the client closes it.
+//! The MCP handler, written by hand over the site's catalogue (`_api/mcp.json`): `tools/list`
+//! gives the catalogue's tools, `tools/call` asks the API path the catalogue names for the tool
+//! and answers with the site's bytes, the resources are the site's files, and `initialize` gives
+//! the catalogue's instructions. rmcp decides the protocol around it (parsing, versions, errors).
+//!
+//! Hand-written rather than rmcp's `#[tool]` macros: the tools are data read from the site, not
+//! Rust functions, and the macros' crates (and their compile time) are no longer built.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolResult, Implementation, JsonObject, ListResourcesResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, Implementation, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Resource, ResourceContents, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::{RequestContext, ServerInitializeError};
-use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler, ServiceExt};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
 
-use tokio::sync::mpsc;
-
-use super::prepared::{Line, PreparedResults};
 use super::source::{Reply, Source};
-use super::tools::{input_schema, instructions, output_schema, raw_query, tool_result};
-use super::transport::StdioTransport;
-use crate::contract::AGENT_INSTRUCTIONS;
-use crate::error::{Error, Result};
-use crate::netlify::MODELS_PATH;
+use super::tools::{raw_query, tool_result};
+use crate::catalogue::{Call, Catalogue, CATALOGUE_PATH};
+use crate::contract;
+use crate::site::DEFAULT_BASE_URL;
 
-/// The public path of the contract.
-const ABOUT_PATH: &str = "/api/v1/about";
-/// The resources: URI, the site path it reads, name, MIME type and what it is.
-const RESOURCES: [(&str, &str, &str, &str, &str); 3] = [
-    (
-        "model-demand:///api/v1/about",
-        ABOUT_PATH,
-        "contract",
-        "application/json",
-        "The contract: routes, query parameters, every field, states, sources, agent instructions.",
-    ),
-    (
-        "model-demand:///api/openapi.json",
-        "/api/openapi.json",
-        "openapi",
-        "application/json",
-        "The OpenAPI 3.1 description of the API, as strict as the server.",
-    ),
-    (
-        "model-demand:///llms.txt",
-        "/llms.txt",
-        "llms.txt",
-        "text/markdown",
-        "A short Markdown guide for agents: routes, parameters, agent instructions, links.",
-    ),
-];
-
-/// The server: where answers come from, the instructions read from the site's contract, and
-/// the tool router (made once; each of its tools carries its schemas).
+/// The server: where answers come from and what the catalogue says (read once).
 #[derive(Clone)]
-pub(super) struct ApiServer {
+pub struct ApiServer {
     source: Arc<Source>,
-    instructions: String,
-    tool_router: ToolRouter<ApiServer>,
-    /// A built site's results, serialized once (`prepared.rs`); a published site's are not
-    /// kept, since it may change between calls.
-    prepared: Arc<PreparedResults>,
+    offer: Arc<Offer>,
 }
 
-#[tool_router]
-impl ApiServer {
-    /// The exact body of `GET /api/v1/about`, the contract: read it before querying models.
-    #[tool(
-        input_schema = input_schema("get_contract"),
-        output_schema = Arc::new(output_schema("get_contract")),
-        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
-    )]
-    async fn get_contract(&self) -> std::result::Result<CallToolResult, ErrorData> {
-        Ok(self.answer(ABOUT_PATH.to_string()).await)
-    }
-
-    /// The exact body of `GET /api/v1/models` with these parameters: a page of the ranked list,
-    /// every model's demand, facts and supply with each value's state and reason (a null value
-    /// is unknown, never zero). Absent parameters take the API's defaults. While
-    /// pagination.has_next_page is true, add limit to offset for the next page. A refused query
-    /// is an error result whose text is the API's JSON error body (error invalid_query).
-    #[tool(
-        input_schema = input_schema("list_models"),
-        output_schema = Arc::new(output_schema("list_models")),
-        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
-    )]
-    async fn list_models(
-        &self,
-        Parameters(arguments): Parameters<JsonObject>,
-    ) -> std::result::Result<CallToolResult, ErrorData> {
-        let target = format!("{MODELS_PATH}?{}", raw_query(&arguments, None));
-        Ok(self.answer(target).await)
-    }
-
-    /// The exact body of `GET /api/v1/models?model_id=...`: one model by its exact ID, with
-    /// each value's state and reason (a null value is unknown, never zero). An ID not served in
-    /// the current window is an error result whose text is the API's 404 body (error
-    /// model_not_found).
-    #[tool(
-        input_schema = input_schema("get_model"),
-        output_schema = Arc::new(output_schema("get_model")),
-        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
-    )]
-    async fn get_model(
-        &self,
-        Parameters(arguments): Parameters<JsonObject>,
-    ) -> std::result::Result<CallToolResult, ErrorData> {
-        let target = format!("{MODELS_PATH}?{}", raw_query(&arguments, Some("model_id")));
-        Ok(self.answer(target).await)
-    }
+/// The catalogue in rmcp's types, made once per server.
+struct Offer {
+    info: ServerConfig,
+    tools: Vec<Tool>,
+    calls: BTreeMap<String, Call>,
+    resources: Vec<crate::catalogue::Resource>,
 }
 
 impl ApiServer {
-    /// A server over `source`; its instructions are the agent instructions of the contract the
-    /// source serves, or this program's own when the source cannot give them now.
-    fn new(source: Source, prepared: Arc<PreparedResults>) -> ApiServer {
-        let about = source
-            .get(ABOUT_PATH)
-            .ok()
-            .filter(|reply| reply.status == 200)
-            .and_then(|reply| serde_json::from_slice(&reply.body).ok());
-        let instructions = about.as_ref().and_then(instructions).unwrap_or_else(|| {
-            eprintln!(
-                "model-demand mcp: the contract of {} cannot be read now; giving this program's own agent instructions",
-                source.describe()
-            );
-            AGENT_INSTRUCTIONS.join("\n")
-        });
+    /// A server over `source`, with the catalogue the source serves; this program's own when
+    /// the source has none (a site built by an older version), said on standard error.
+    pub fn new(source: Source) -> ApiServer {
+        let offer = match read_catalogue(&source).and_then(Offer::new) {
+            Ok(offer) => offer,
+            Err(why) => {
+                eprintln!(
+                    "model-demand mcp: {} gives no MCP catalogue ({why}); offering this program's own",
+                    source.describe()
+                );
+                Offer::new(own_catalogue()).expect("this program's catalogue reads")
+            }
+        };
         ApiServer {
             source: Arc::new(source),
-            instructions,
-            tool_router: Self::tool_router(),
-            prepared,
+            offer: Arc::new(offer),
         }
     }
 
-    /// The tool result of `GET target`. A built site's result is stored serialized the first
-    /// time and then stood for by a placeholder the transport replaces with its bytes.
-    async fn answer(&self, target: String) -> CallToolResult {
-        if !matches!(&*self.source, Source::Dir(_)) {
-            return tool_result(self.fetch(target).await);
-        }
-        if let Some(placeholder) = self.prepared.stored(&target) {
-            return placeholder;
-        }
-        let result = tool_result(self.fetch(target.clone()).await);
-        self.prepared.store(&target, &result).unwrap_or(result)
+    /// Where answers come from, for logs.
+    pub fn describe(&self) -> String {
+        self.source.describe()
     }
 
     /// The site's answer to `GET target`. A built site answers from memory or a local file;
@@ -163,20 +78,94 @@ impl ApiServer {
     }
 }
 
-#[tool_handler(router = self.tool_router)]
-impl ServerHandler for ApiServer {
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
+/// The catalogue the source serves at `/_api/mcp.json`.
+fn read_catalogue(source: &Source) -> std::result::Result<Catalogue, String> {
+    let reply = source.get(CATALOGUE_PATH)?;
+    if reply.status != 200 {
+        return Err(format!("{CATALOGUE_PATH} answered {}", reply.status));
+    }
+    serde_json::from_slice(&reply.body).map_err(|e| format!("{CATALOGUE_PATH}: {e}"))
+}
+
+/// The catalogue this program would write into a site.
+fn own_catalogue() -> Catalogue {
+    Catalogue::new(
+        &contract::openapi(DEFAULT_BASE_URL, None),
+        &contract::about(DEFAULT_BASE_URL, None, false),
+    )
+}
+
+impl Offer {
+    fn new(catalogue: Catalogue) -> std::result::Result<Offer, String> {
+        let tools = catalogue
+            .tools
+            .into_iter()
+            .map(|tool| serde_json::from_value::<Tool>(tool).map_err(|e| format!("a tool: {e}")))
+            .collect::<std::result::Result<Vec<Tool>, String>>()?;
+        if let Some(tool) = tools
+            .iter()
+            .find(|t| !catalogue.calls.contains_key(&*t.name))
+        {
+            return Err(format!("no call for the tool {}", tool.name));
+        }
+        let info = ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_resources()
                 .build(),
         )
         .with_server_info(Implementation::new(
-            "model-demand",
-            env!("CARGO_PKG_VERSION"),
+            catalogue.server_info.name,
+            catalogue.server_info.version,
         ))
-        .with_instructions(self.instructions.clone())
+        .with_instructions(catalogue.instructions);
+        Ok(Offer {
+            info,
+            tools,
+            calls: catalogue.calls,
+            resources: catalogue.resources,
+        })
+    }
+}
+
+impl ServerHandler for ApiServer {
+    fn get_info(&self) -> ServerConfig {
+        self.offer.info.clone()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> std::result::Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.offer.tools.clone()))
+    }
+
+    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
+        std::borrow::Cow::Borrowed(super::supported_protocol_versions())
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.offer.tools.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> std::result::Result<CallToolResponse, ErrorData> {
+        // The error rmcp's tool router gave for a name it does not hold.
+        let Some(call) = self.offer.calls.get(&*request.name) else {
+            return Err(ErrorData::invalid_params("tool not found", None));
+        };
+        let arguments = request.arguments.unwrap_or_default();
+        let query = raw_query(&arguments, call.first.as_deref());
+        let target = if query.is_empty() {
+            call.path.clone()
+        } else {
+            format!("{}?{query}", call.path)
+        };
+        Ok(tool_result(self.fetch(target).await).into())
     }
 
     async fn list_resources(
@@ -184,12 +173,14 @@ impl ServerHandler for ApiServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> std::result::Result<ListResourcesResult, ErrorData> {
-        let resources: Vec<Resource> = RESOURCES
+        let resources: Vec<Resource> = self
+            .offer
+            .resources
             .iter()
-            .map(|(uri, _, name, mime, what)| {
-                Resource::new(*uri, *name)
-                    .with_description(*what)
-                    .with_mime_type(*mime)
+            .map(|r| {
+                Resource::new(r.uri.clone(), r.name.clone())
+                    .with_description(r.description.clone())
+                    .with_mime_type(r.mime_type.clone())
             })
             .collect();
         Ok(ListResourcesResult::with_all_items(resources))
@@ -200,14 +191,14 @@ impl ServerHandler for ApiServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> std::result::Result<ReadResourceResponse, ErrorData> {
-        let Some((uri, path, _, mime, _)) = RESOURCES.iter().find(|r| r.0 == request.uri) else {
+        let Some(resource) = self.offer.resources.iter().find(|r| r.uri == request.uri) else {
             return Err(ErrorData::resource_not_found(
                 format!("no resource {}; see resources/list", request.uri),
                 None,
             ));
         };
         let reply = self
-            .fetch(path.to_string())
+            .fetch(resource.path.clone())
             .await
             .map_err(|why| ErrorData::internal_error(why, None))?;
         let text = String::from_utf8(reply.body)
@@ -215,36 +206,14 @@ impl ServerHandler for ApiServer {
             .filter(|_| reply.status == 200)
             .ok_or_else(|| {
                 ErrorData::internal_error(
-                    format!("the site answered {path} with {}", reply.status),
+                    format!("the site answered {} with {}", resource.path, reply.status),
                     None,
                 )
             })?;
-        Ok(ReadResourceResult::new(vec![
-            ResourceContents::text(text, *uri).with_mime_type(*mime)
-        ])
-        .into())
+        Ok(
+            ReadResourceResult::new(vec![ResourceContents::text(text, resource.uri.clone())
+                .with_mime_type(resource.mime_type.clone())])
+            .into(),
+        )
     }
-}
-
-/// Serves one stdio session, every line out through `queue`: until the client closes standard
-/// input (or before initializing).
-pub(super) async fn serve_stdio(source: Source, queue: mpsc::Sender<Line>) -> Result<()> {
-    let prepared = Arc::new(PreparedResults::default());
-    let server = ApiServer::new(source, Arc::clone(&prepared));
-    let (input, _) = rmcp::transport::io::stdio_pipes();
-    let transport = StdioTransport::new(input, queue, prepared);
-    eprintln!(
-        "model-demand mcp: serving {} on stdio",
-        server.source.describe()
-    );
-    let running = match server.serve(transport).await {
-        Ok(running) => running,
-        Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
-        Err(e) => return Err(Error::Usage(format!("MCP session ended: {e}"))),
-    };
-    running
-        .waiting()
-        .await
-        .map(|_| ())
-        .map_err(|e| Error::Usage(format!("MCP session ended: {e}")))
 }

@@ -3,6 +3,7 @@
 //! HTTP(S) with ureq. Either way an answer is the status and the body's bytes the site sends.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::error::{Error, Result};
@@ -34,7 +35,7 @@ pub struct Remote {
 /// Where answers come from.
 pub enum Source {
     /// A built site on disk, answered by the preview server's router.
-    Dir(Box<Site>),
+    Dir(Arc<Site>),
     /// A published site, asked over the network.
     Remote(Remote),
 }
@@ -48,7 +49,7 @@ impl std::fmt::Debug for Source {
 impl Source {
     /// A built site: `dir` must hold a site this program wrote (its manifest and routing table).
     pub fn dir(dir: &Path) -> Result<Source> {
-        Site::open(dir).map(|site| Source::Dir(Box::new(site))).map_err(|e| {
+        Site::open(dir).map(|site| Source::Dir(Arc::new(site))).map_err(|e| {
             Error::Usage(format!(
                 "{} holds no built site ({e}); build one with `model-demand build --out {}`, or use --base-url",
                 dir.display(),
