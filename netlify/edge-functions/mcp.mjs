@@ -19,7 +19,7 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { CORS_HEADERS, jsonRpcError, negotiatedVersion, screen } from "./lib/mcp_http.mjs";
+import { ANSWER_HEADERS, jsonRpcError, negotiatedVersion, screen } from "./lib/mcp_http.mjs";
 import { pastEndBody, route } from "./lib/query.mjs";
 import { parseJsonFaithfully, toolQuery } from "./lib/tool_call.mjs";
 
@@ -143,7 +143,7 @@ export default async function mcp(request, _context) {
     const response = await transport.handleRequest(forwarded, { parsedBody: screened.message });
     await server.close();
     const answered = new Headers(response.headers);
-    for (const [name, value] of Object.entries(CORS_HEADERS)) answered.set(name, value);
+    for (const [name, value] of Object.entries(ANSWER_HEADERS)) answered.set(name, value);
     return new Response(response.body, { status: response.status, headers: answered });
   } catch (error) {
     site = undefined;
