@@ -243,7 +243,10 @@ fn assert_catalogue(seen: &Value, preview: &str) {
     assert_eq!(reply.status, 200, "the catalogue is served");
     let catalogue: Value = serde_json::from_slice(&reply.body).expect("catalogue JSON");
     assert_eq!(catalogue["schema_version"], "model-demand.mcp-catalogue.v1");
-    assert_eq!(seen["tools"], catalogue["tools"], "tools/list is the catalogue");
+    assert_eq!(
+        seen["tools"], catalogue["tools"],
+        "tools/list is the catalogue"
+    );
     assert_eq!(seen["instructions"], catalogue["instructions"]);
 }
 

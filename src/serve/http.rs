@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use super::router::{json_bytes, Answer, Site};
 use crate::error::{Error, Result};
+use crate::mcp::{ApiServer, Source};
 use crate::render::{error_body, ErrorCode};
 
 /// Address the server binds to unless told otherwise: loopback only.
@@ -66,13 +67,15 @@ impl Default for ServeOptions {
 /// Starts serving a written site on `bind`.
 pub fn start(dir: &Path, bind: SocketAddr, options: ServeOptions) -> Result<Running> {
     let site = Arc::new(Site::open(dir)?);
+    // `/mcp` answers from the same site, through the MCP handler over its catalogue.
+    let mcp = ApiServer::new(Source::Dir(Arc::clone(&site)));
     let listener = listen(bind, options.io_timeout)?;
     let addr = listener
         .local_addr()
         .map_err(|e| Error::io("cannot listen on", bind.to_string(), e))?;
     // Each request is answered on the thread that read it: handing it to another thread cost
     // two context switches per request, most of the time of a small page (benches/serve.sh).
-    let handler = Arc::new(move |request| handle(&site, request));
+    let handler = Arc::new(move |request| handle(&site, &mcp, request));
     let threads = options.workers.max(1);
     let server = tiny_http::Server::from_listener_with_handler(listener, None, threads, handler)
         .map_err(|e| Error::Usage(format!("cannot serve on {bind}: {e}")))?;
@@ -114,8 +117,9 @@ fn listen(bind: SocketAddr, timeout: Duration) -> Result<std::net::TcpListener> 
     Ok(socket.into())
 }
 
-/// Answers one request; a panic while answering becomes a 500 and the worker lives on.
-fn handle(site: &Site, request: tiny_http::Request) {
+/// Answers one request (`/mcp` by the MCP endpoint, every other path by the site's router); a
+/// panic while answering becomes a 500 and the worker lives on.
+fn handle(site: &Site, mcp: &ApiServer, mut request: tiny_http::Request) {
     let method = request.method().as_str().to_string();
     let if_none_match = request
         .headers()
@@ -123,7 +127,11 @@ fn handle(site: &Site, request: tiny_http::Request) {
         .find(|h| h.field.equiv("If-None-Match"))
         .map(|h| h.value.as_str().to_string());
     let (answer, body) = answer_safely(|| {
-        let answer = site.resolve(&method, request.url(), if_none_match.as_deref());
+        let answer = if super::mcp::is_mcp(request.url()) {
+            super::mcp::answer(mcp, &mut request)
+        } else {
+            site.resolve(&method, request.url(), if_none_match.as_deref())
+        };
         let body = site.body_bytes(&answer.body);
         (answer, body)
     });
@@ -192,12 +200,18 @@ fn http_message<'b>(
 fn reason_phrase(status: u16) -> &'static str {
     match status {
         200 => "OK",
+        202 => "Accepted",
+        204 => "No Content",
         301 => "Moved Permanently",
         302 => "Found",
         304 => "Not Modified",
         400 => "Bad Request",
         404 => "Not Found",
+        403 => "Forbidden",
         405 => "Method Not Allowed",
+        406 => "Not Acceptable",
+        413 => "Content Too Large",
+        415 => "Unsupported Media Type",
         503 => "Service Unavailable",
         _ => "Internal Server Error",
     }

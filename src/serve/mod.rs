@@ -1,6 +1,8 @@
 //! The preview server: [`Site`], a pure router that answers every request exactly as the CDN
-//! does from a written site (`router.rs`, with its body cache in `cache.rs`), and the bounded
-//! tiny_http transport around it (`http.rs`).
+//! does from a written site (`router.rs`, with its body cache in `cache.rs`), the MCP endpoint
+//! `/mcp` (`mcp.rs`, the MCP adapter `crate::mcp` over the same site), and the bounded tiny_http
+//! transport around both (`http.rs`). Layers: the router below `crate::mcp`, which is below
+//! `mcp.rs` and `http.rs`.
 //!
 //! SECURITY: files are served only from the site's manifest. A request's path is compared with
 //! manifest keys and never joined onto a directory; the file opened is the manifest's own path.
@@ -9,8 +11,10 @@
 
 mod cache;
 mod http;
+mod mcp;
 mod router;
 
 pub use cache::CACHE_BYTES;
 pub use http::{serve, start, Running, ServeOptions, DEFAULT_BIND, DEFAULT_WORKERS, IO_TIMEOUT};
+pub use mcp::{ALLOWED_HEADERS, MAX_BODY_BYTES};
 pub use router::{Answer, Body, Site};

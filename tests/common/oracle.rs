@@ -140,14 +140,39 @@ impl Reply {
 /// Sends `METHOD target` to `base` (`http://host:port`) on a fresh connection, byte for byte
 /// (no client normalizes the target), and reads the answer to the end.
 pub fn exchange(base: &str, method: &str, target: &str) -> Reply {
+    send(base, method, target, &[], None)
+}
+
+/// Sends `METHOD target` with `headers` and `body` (its Content-Length added; `Host` is the
+/// base's authority unless `headers` give one) on a fresh connection, and reads the answer to
+/// the end; a chunked body is decoded.
+pub fn send(
+    base: &str,
+    method: &str,
+    target: &str,
+    headers: &[(&str, &str)],
+    body: Option<&[u8]>,
+) -> Reply {
     let addr = base.strip_prefix("http://").expect("http base");
+    let addr = addr.split('/').next().unwrap_or(addr);
     let mut stream = TcpStream::connect(addr).expect("connects");
-    let request = format!(
-        "{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
-    );
+    let mut request = format!("{method} {target} HTTP/1.1\r\n");
+    if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
+        request.push_str(&format!("Host: {addr}\r\n"));
+    }
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    let body = body.unwrap_or_default();
+    request.push_str(&format!(
+        "Connection: close\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    ));
     stream.write_all(request.as_bytes()).expect("sends");
+    // A server may refuse before reading the whole body and close: what it answered counts.
+    let _ = stream.write_all(body);
     let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).expect("reads");
+    let _ = stream.read_to_end(&mut raw);
     let split = raw
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
@@ -159,13 +184,37 @@ pub fn exchange(base: &str, method: &str, target: &str) -> Reply {
         .and_then(|l| l.split(' ').nth(1))
         .and_then(|s| s.parse().ok())
         .expect("a status line");
-    let headers = lines
+    let headers: Vec<(String, String)> = lines
         .filter_map(|l| l.split_once(':'))
         .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
         .collect();
+    let mut body = raw[split + 4..].to_vec();
+    let chunked = headers
+        .iter()
+        .any(|(n, v)| n == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"));
+    if chunked {
+        body = dechunk(&body);
+    }
     Reply {
         status,
         headers,
-        body: raw[split + 4..].to_vec(),
+        body,
     }
+}
+
+/// The data of a chunked body.
+fn dechunk(mut raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(end) = raw.windows(2).position(|w| w == b"\r\n") {
+        let size_text = String::from_utf8_lossy(&raw[..end]);
+        let size_text = size_text.split(';').next().unwrap_or("").trim();
+        let size = usize::from_str_radix(size_text, 16).expect("a chunk size");
+        if size == 0 {
+            break;
+        }
+        let data = &raw[end + 2..end + 2 + size];
+        out.extend_from_slice(data);
+        raw = &raw[end + 2 + size + 2..];
+    }
+    out
 }

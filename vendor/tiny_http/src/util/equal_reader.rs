@@ -65,11 +65,15 @@ where
 {
     fn drop(&mut self) {
         let mut remaining_to_read = self.size;
+        // model-demand patch 5: a fixed buffer. Upstream allocated the whole remaining length
+        // (the request's Content-Length) on every read, so one request declaring a huge body
+        // that was not read aborted the process on a failed allocation.
+        let mut buf = [0u8; 8192];
 
         while remaining_to_read > 0 {
-            let mut buf = vec![0; remaining_to_read];
+            let want = remaining_to_read.min(buf.len());
 
-            match self.reader.read(&mut buf) {
+            match self.reader.read(&mut buf[..want]) {
                 Err(e) => {
                     self.last_read_signal.send(Err(e)).ok();
                     break;
