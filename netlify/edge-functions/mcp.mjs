@@ -21,7 +21,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { ANSWER_HEADERS, jsonRpcError, negotiatedVersion, screen } from "./lib/mcp_http.mjs";
 import { pastEndBody, route } from "./lib/query.mjs";
-import { parseJsonFaithfully, toolQuery } from "./lib/tool_call.mjs";
+import { parseJsonFaithfully, parseKeepingNumbers, toolQuery } from "./lib/tool_call.mjs";
 
 /** Where the build writes the MCP catalogue (src/catalogue.rs, CATALOGUE_PATH). */
 export const CATALOGUE = "/_api/mcp.json";
@@ -42,7 +42,10 @@ async function siteText(request, path) {
 }
 
 async function loadSite(request) {
-  const [catalogue, table] = await Promise.all([CATALOGUE, ROUTES].map(async (path) => JSON.parse(await siteText(request, path))));
+  const [catalogueText, tableText] = await Promise.all([CATALOGUE, ROUTES].map((path) => siteText(request, path)));
+  // The tool objects go out as the file writes them (an i64 bound in a schema included).
+  const catalogue = parseKeepingNumbers(catalogueText);
+  const table = JSON.parse(tableText);
   if (catalogue.schema_version !== "model-demand.mcp-catalogue.v1") {
     throw new Error(`${CATALOGUE}: unknown schema ${catalogue.schema_version}`);
   }
@@ -75,7 +78,7 @@ async function answer(request, table, path, query) {
 function toolResult({ status, body }) {
   let structured;
   try {
-    structured = JSON.parse(body);
+    structured = parseKeepingNumbers(body);
   } catch {
     structured = undefined;
   }

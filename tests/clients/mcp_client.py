@@ -1,10 +1,10 @@
-"""Drives `model-demand mcp` with the official MCP Python SDK (tests/mcp.rs).
+"""Drives an MCP server of the API with the official MCP Python SDK (tests/common/mcp_client.rs).
 
-Usage: mcp_client.py PLAN.json. The plan names the server command and its arguments, the tool
-calls to make ({"tool", "arguments"}) and the resource URIs to read. The SDK spawns the server
-on stdio, initializes, lists the tools and resources, makes every call in order and reads every
-resource; what it saw is printed as one JSON document on stdout for the Rust test to compare
-with the preview server's answers. The SDK itself validates each successful result's
+Usage: mcp_client.py PLAN.json. The plan names the server (a command and its arguments, which
+the SDK spawns on stdio, or the URL of a Streamable HTTP endpoint), the tool calls to make
+({"tool", "arguments"}) and the resource URIs to read. The SDK connects, initializes, lists the
+tools and resources, makes every call in order and reads every resource; what it saw is printed
+as one JSON document on stdout for the Rust test to compare with the preview server's answers. The SDK itself validates each successful result's
 structured content against the tool's output schema, and raises if it does not conform.
 """
 
@@ -14,15 +14,21 @@ import sys
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 
 def dump(model):
     return model.model_dump(by_alias=True, mode="json", exclude_none=True)
 
 
+def connect(plan):
+    if "url" in plan:
+        return streamable_http_client(plan["url"])
+    return stdio_client(StdioServerParameters(command=plan["command"], args=plan["args"]))
+
+
 async def run(plan):
-    server = StdioServerParameters(command=plan["command"], args=plan["args"])
-    async with stdio_client(server) as (read, write):
+    async with connect(plan) as (read, write):
         async with ClientSession(read, write) as session:
             init = await session.initialize()
             tools = await session.list_tools()

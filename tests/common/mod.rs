@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod hf;
+pub mod mcp_client;
 pub mod mcp_http;
 pub mod netlify;
 pub mod oracle;

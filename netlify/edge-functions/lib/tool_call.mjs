@@ -215,3 +215,18 @@ export function toolQuery(args, first) {
   }
   return pairs.join("&");
 }
+
+/**
+ * JSON.parse, except that a number JSON.stringify would write differently from its source text
+ * (an integer past 2^53, `1.0`, `1e400`) is kept as that text (JSON.rawJSON), so the catalogue's
+ * schemas and the API's bodies go out in the MCP answers as the files write them. Where the
+ * runtime lacks JSON.rawJSON (node before 21), the numbers are JSON.parse's.
+ */
+export function parseKeepingNumbers(text) {
+  if (typeof JSON.rawJSON !== "function") return JSON.parse(text);
+  return JSON.parse(text, (_key, value, context) =>
+    typeof value === "number" && context?.source !== undefined && String(value) !== context.source
+      ? JSON.rawJSON(context.source)
+      : value
+  );
+}
