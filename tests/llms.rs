@@ -61,6 +61,30 @@ fn check_guide(preview: &str) {
         guide.contains("\"mcp\", \"--base-url\""),
         "MCP client entry"
     );
+    let base = about["links"]["openapi"]
+        .as_str()
+        .and_then(|u| u.strip_suffix("/api/openapi.json"))
+        .expect("the site's base URL");
+    assert!(
+        guide.contains(&format!("\"url\": \"{base}/mcp\"")),
+        "the MCP entry by URL"
+    );
+    assert!(
+        guide.find("\"type\": \"http\"") < guide.find("\"command\": \"model-demand\""),
+        "the URL entry comes first"
+    );
+}
+
+#[test]
+fn the_agent_docs_give_the_entries_the_program_writes() {
+    use model_demand::catalogue::{client_config, Connection};
+    let base = model_demand::site::DEFAULT_BASE_URL;
+    let agents = std::fs::read_to_string(common::crate_path("docs/agents.md")).expect("agents.md");
+    let by_url = client_config(base, Connection::Url);
+    let stdio = client_config(base, Connection::Stdio);
+    assert!(agents.contains(&by_url), "docs/agents.md: {by_url}");
+    assert!(agents.contains(&stdio), "docs/agents.md: {stdio}");
+    assert!(agents.find(&by_url) < agents.find(&stdio), "URL first");
 }
 
 #[test]

@@ -1,19 +1,40 @@
-//! `model-demand mcp` driven by the official MCP Python SDK (`tests/clients/mcp_client.py`,
-//! pinned in tests/requirements.txt, installed by the test under target/pyenv), in both modes:
-//! `--dir` on the small fixture's built site and `--base-url` against the preview server on a
-//! loopback port, and on the no-data site. Every tool result must be the preview server's answer
+//! The MCP servers driven by the official MCP Python SDK (`tests/clients/mcp_client.py`, pinned
+//! in tests/requirements.txt, installed by the test under target/pyenv), three ways: `model-demand
+//! mcp --dir` on the small fixture's built site and `--base-url` against the preview server on
+//! a loopback port (stdio), and the preview server's `/mcp` with the SDK's Streamable HTTP
+//! client; on a site with data and on the no-data site. Every tool result must be the preview server's answer
 //! to the same request byte for byte (and, for the models route, agree with the independent
 //! oracle); the schemas must state the spec's sorts, orders and bounds; the instructions must be
 //! the served contract's agent instructions.
 
 mod common;
 
+use std::path::Path;
+
 use common::mcp_client::{
-    assert_same_as_preview, case, cases, run_client, Case, McpServer, OFFSET_MAX, RESOURCES,
+    assert_same_as_preview, case, cases, run_client, Case, Mode, OFFSET_MAX, RESOURCES,
 };
 use common::oracle::{exchange, Inputs, ORDERS, SORTS};
 use model_demand::site::{self, BuildOptions, SiteData};
 use serde_json::{json, Value};
+
+/// The three ways to the tools of the site at `out` served by the preview server at `preview`:
+/// stdio on the site on disk, stdio on the published site, and the preview server's `/mcp`.
+fn modes(out: &Path, preview: &str) -> [Mode; 3] {
+    [
+        Mode::Stdio(vec![
+            "mcp".to_string(),
+            "--dir".to_string(),
+            out.display().to_string(),
+        ]),
+        Mode::Stdio(vec![
+            "mcp".to_string(),
+            "--base-url".to_string(),
+            preview.to_string(),
+        ]),
+        Mode::Url(format!("{preview}/mcp")),
+    ]
+}
 
 /// The tool list states the spec's query space (written here from the spec, not the code).
 fn assert_schemas(seen: &Value) {
@@ -107,7 +128,7 @@ fn assert_same_as_oracle(seen: &Value, cases: &[Case]) {
 }
 
 #[test]
-fn the_python_sdk_sees_the_preview_servers_answers_in_both_modes() {
+fn the_python_sdk_sees_the_preview_servers_answers_in_every_mode() {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     common::build_small(&out);
@@ -119,20 +140,20 @@ fn the_python_sdk_sees_the_preview_servers_answers_in_both_modes() {
         "an ID with / and :"
     );
     let cases = cases(&ids);
-    let modes = [
-        vec![
-            "mcp".to_string(),
-            "--dir".to_string(),
-            out.display().to_string(),
-        ],
-        vec!["mcp".to_string(), "--base-url".to_string(), preview.clone()],
-    ];
-    for args in modes {
-        let seen = run_client(dir.path(), McpServer::Stdio(&args), &cases);
+    let mut seen_by_mode = Vec::new();
+    for mode in modes(&out, &preview) {
+        let seen = run_client(dir.path(), &mode, &cases);
         assert_schemas(&seen);
         assert_catalogue(&seen, &preview);
         assert_same_as_preview(&seen, &cases, &preview);
         assert_same_as_oracle(&seen, &cases);
+        seen_by_mode.push(seen);
+    }
+    // The same results, byte for byte, whichever way the client came.
+    for seen in &seen_by_mode[1..] {
+        assert_eq!(seen["results"], seen_by_mode[0]["results"]);
+        assert_eq!(seen["tools"], seen_by_mode[0]["tools"]);
+        assert_eq!(seen["read"], seen_by_mode[0]["read"]);
     }
 }
 
@@ -157,15 +178,8 @@ fn the_no_data_site_answers_503_through_the_tools() {
             format!("{models}?model_id=a/b:free"),
         ),
     ];
-    for args in [
-        vec![
-            "mcp".to_string(),
-            "--dir".to_string(),
-            out.display().to_string(),
-        ],
-        vec!["mcp".to_string(), "--base-url".to_string(), preview.clone()],
-    ] {
-        let seen = run_client(dir.path(), McpServer::Stdio(&args), &cases);
+    for mode in modes(&out, &preview) {
+        let seen = run_client(dir.path(), &mode, &cases);
         assert_catalogue(&seen, &preview);
         assert_same_as_preview(&seen, &cases, &preview);
         for result in &seen["results"].as_array().expect("results")[1..] {

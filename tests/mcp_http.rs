@@ -1,12 +1,17 @@
 //! The preview server's `/mcp` (Streamable HTTP, stateless, JSON responses) against every vector
 //! of `tests/fixtures/mcp_http_vectors.json` (the edge function runs the same file), on a site
-//! with data and on the no-data site; and the rest of the site answering as before around it.
+//! with data and on the no-data site; the rest of the site answering as before around it; and
+//! real clients nobody here wrote: the official conformance suite and the MCP Inspector's CLI
+//! with its HTTP transport. (The Python SDK's Streamable HTTP client is in tests/mcp.rs.)
 
 mod common;
 
+use std::process::Command;
+
 use common::mcp_http::check_vectors;
-use common::oracle::{exchange, send};
+use common::oracle::{exchange, send, Inputs};
 use model_demand::site::{self, BuildOptions, SiteData};
+use serde_json::{json, Value};
 
 #[test]
 fn every_vector_gets_its_status_and_error_on_the_preview_server() {
@@ -63,4 +68,79 @@ fn other_paths_answer_as_before() {
     let catalogue = exchange(&preview, "GET", "/_api/mcp.json");
     assert_eq!(catalogue.status, 200);
     assert_eq!(catalogue.header("content-type"), Some("application/json"));
+}
+
+#[test]
+fn the_conformance_suite_passes_every_check() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    common::build_small(&out);
+    let preview = common::serve_on_loopback(&out);
+    // The suite's rebinding scenario sends its own Host; the others reach the server by name.
+    let url = format!("{}/mcp", preview.replace("127.0.0.1", "localhost"));
+    common::conformance::check_scenarios(
+        &url,
+        &[
+            "server-initialize",
+            "ping",
+            "tools-list",
+            "dns-rebinding-protection",
+        ],
+    );
+}
+
+/// Runs the Inspector's CLI against the MCP endpoint `url` over HTTP with `args`; its JSON.
+fn inspector(home: &std::path::Path, url: &str, args: &[&str]) -> Value {
+    let modules = common::npm_package("@modelcontextprotocol/inspector", common::INSPECTOR);
+    let out = Command::new(modules.join(".bin/mcp-inspector"))
+        .args(["--cli", url, "--transport", "http"])
+        .args(args)
+        .env("HOME", home)
+        .env("MCP_CATALOG_PATH", home.join("mcp.json"))
+        .output()
+        .expect("the inspector runs (Node.js and npm are needed)");
+    assert!(out.status.success(), "{}", common::output_text(&out));
+    serde_json::from_slice(&out.stdout).expect("the inspector prints JSON")
+}
+
+#[test]
+fn the_mcp_inspector_lists_the_tools_and_calls_one_over_http() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    common::build_small(&out);
+    let preview = common::serve_on_loopback(&out);
+    let url = format!("{preview}/mcp");
+    let listed = inspector(dir.path(), &url, &["--method", "tools/list"]);
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names, ["get_contract", "list_models", "get_model"]);
+    let ids =
+        Inputs::fixture("tests/fixtures/small", common::SMALL_NOW).order("tokens_30d", "desc");
+    let id = ids
+        .iter()
+        .find(|id| id.contains(':'))
+        .expect("an ID with :");
+    let argument = format!("model_id={id}");
+    let called = inspector(
+        dir.path(),
+        &url,
+        &[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "get_model",
+            "--tool-arg",
+            &argument,
+        ],
+    );
+    let body = exchange(&preview, "GET", &format!("/api/v1/models?model_id={id}")).body;
+    assert_eq!(
+        called["content"][0]["text"],
+        json!(String::from_utf8(body).expect("UTF-8"))
+    );
+    assert_ne!(called["isError"], true);
 }

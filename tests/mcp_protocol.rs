@@ -14,9 +14,6 @@ use std::time::{Duration, Instant};
 use common::oracle::{exchange, Inputs};
 use serde_json::{json, Value};
 
-/// The Inspector release the test runs.
-const INSPECTOR: &str = "2.12.0";
-
 fn spawn_server(site: &Path) -> Child {
     Command::new(env!("CARGO_BIN_EXE_model-demand"))
         .args(["mcp", "--dir"])
@@ -157,7 +154,7 @@ fn an_unreachable_site_is_a_tool_error_not_a_crash() {
 
 /// Runs the Inspector's CLI against `model-demand mcp --dir SITE` with `args`; its JSON output.
 fn inspector(home: &Path, site: &Path, args: &[&str]) -> Value {
-    let modules = common::npm_package("@modelcontextprotocol/inspector", INSPECTOR);
+    let modules = common::npm_package("@modelcontextprotocol/inspector", common::INSPECTOR);
     let out = Command::new(modules.join(".bin/mcp-inspector"))
         .arg("--cli")
         .arg(env!("CARGO_BIN_EXE_model-demand"))

@@ -12,7 +12,7 @@
 
 mod common;
 
-use common::mcp_client::{assert_same_as_preview, case as tool_case, run_client, McpServer};
+use common::mcp_client::{assert_same_as_preview, case as tool_case, run_client, Mode};
 use common::netlify;
 
 use std::io::{Read, Write};
@@ -612,27 +612,32 @@ fn argument_forms() -> Vec<common::mcp_client::Case> {
 }
 
 /// `/mcp` under netlify dev: every vector of the shared file (those of the preview server's
-/// loopback rule aside), then the official Python SDK over Streamable HTTP: the same session
+/// loopback rule aside), the official conformance suite's server scenarios (every check
+/// SUCCESS), then the official Python SDK over Streamable HTTP: the same session
 /// as with `model-demand mcp` on stdio (protocol version, server, instructions, tools,
 /// resources, every tool result and resource read), and each tool result the preview server's
 /// answer to the same GET, byte for byte.
 fn check_mcp(dev: &NetlifyDev, root: &Path, preview: SocketAddr, ids: &[String], scratch: &Path) {
     let base = format!("http://{}", dev.addr);
     common::mcp_http::check_vectors(&base, false, root);
+    common::conformance::check_scenarios(
+        &format!("{base}/mcp"),
+        &["server-initialize", "ping", "tools-list"],
+    );
     let cases = common::mcp_client::cases(ids);
     let forms = argument_forms();
-    let stdio_args = [
+    let stdio_mode = Mode::Stdio(vec![
         "mcp".to_string(),
         "--dir".to_string(),
         root.display().to_string(),
-    ];
-    let url = format!("{base}/mcp");
+    ]);
+    let edge_mode = Mode::Url(format!("{base}/mcp"));
     for (what, calls) in [
         ("the stdio tests' calls", &cases),
         ("argument forms", &forms),
     ] {
-        let edge = run_client(scratch, McpServer::Url(&url), calls);
-        let stdio = run_client(scratch, McpServer::Stdio(&stdio_args), calls);
+        let edge = run_client(scratch, &edge_mode, calls);
+        let stdio = run_client(scratch, &stdio_mode, calls);
         for key in [
             "protocol_version",
             "server_name",

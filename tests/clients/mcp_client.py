@@ -1,10 +1,11 @@
-"""Drives an MCP server of the API with the official MCP Python SDK (tests/common/mcp_client.rs).
+"""Drives an MCP server of the API with the official MCP Python SDK (tests/mcp.rs).
 
-Usage: mcp_client.py PLAN.json. The plan names the server (a command and its arguments, which
-the SDK spawns on stdio, or the URL of a Streamable HTTP endpoint), the tool calls to make
-({"tool", "arguments"}) and the resource URIs to read. The SDK connects, initializes, lists the
-tools and resources, makes every call in order and reads every resource; what it saw is printed
-as one JSON document on stdout for the Rust test to compare with the preview server's answers. The SDK itself validates each successful result's
+Usage: mcp_client.py PLAN.json. The plan names either the server command and its arguments
+(`model-demand mcp`, spawned on stdio) or a `url` (a server's `/mcp`, reached with the SDK's
+Streamable HTTP client), the tool calls to make ({"tool", "arguments"}) and the resource URIs
+to read. The SDK connects, initializes, lists the tools and resources, makes every call in order and reads every
+resource; what it saw is printed as one JSON document on stdout for the Rust test to compare
+with the preview server's answers. The SDK itself validates each successful result's
 structured content against the tool's output schema, and raises if it does not conform.
 """
 
@@ -28,7 +29,8 @@ def connect(plan):
 
 
 async def run(plan):
-    async with connect(plan) as (read, write):
+    async with connect(plan) as streams:
+        read, write = streams[0], streams[1]
         async with ClientSession(read, write) as session:
             init = await session.initialize()
             tools = await session.list_tools()

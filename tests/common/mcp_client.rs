@@ -123,27 +123,27 @@ pub const RESOURCES: [(&str, &str); 3] = [
     ("model-demand:///llms.txt", "/llms.txt"),
 ];
 
-/// An MCP server the Python client reaches.
-pub enum McpServer<'a> {
-    /// `model-demand` with these arguments, spawned on stdio.
-    Stdio(&'a [String]),
+/// How the client reaches a server: `model-demand mcp ARGS` on stdio, or a server's `/mcp` URL.
+pub enum Mode {
+    /// `model-demand` with these arguments.
+    Stdio(Vec<String>),
     /// A Streamable HTTP endpoint.
-    Url(&'a str),
+    Url(String),
 }
 
-/// Runs the Python client against `server` with these calls; what it saw.
-pub fn run_client(dir: &Path, server: McpServer, cases: &[Case]) -> Value {
+/// Runs the Python client against a server with these calls; what it saw.
+pub fn run_client(dir: &Path, mode: &Mode, cases: &[Case]) -> Value {
     let python = super::pyenv::python_env("mcp", &super::pyenv::pinned(&["mcp"]));
     let mut plan = json!({
         "calls": cases.iter().map(|c| json!({"tool": c.tool, "arguments": c.arguments})).collect::<Vec<_>>(),
         "resources": RESOURCES.iter().map(|(uri, _)| *uri).collect::<Vec<_>>(),
     });
-    match server {
-        McpServer::Stdio(args) => {
+    match mode {
+        Mode::Stdio(args) => {
             plan["command"] = json!(env!("CARGO_BIN_EXE_model-demand"));
             plan["args"] = json!(args);
         }
-        McpServer::Url(url) => plan["url"] = json!(url),
+        Mode::Url(url) => plan["url"] = json!(url),
     }
     static RUNS: AtomicUsize = AtomicUsize::new(0);
     let plan_path = dir.join(format!(

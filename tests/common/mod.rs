@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod conformance;
 pub mod hf;
 pub mod mcp_client;
 pub mod mcp_http;
@@ -53,6 +54,9 @@ pub fn build_small(out: &Path) -> BuildReport {
     )
     .expect("small site builds")
 }
+
+/// The MCP Inspector release the tests run (its CLI mode, over stdio and over HTTP).
+pub const INSPECTOR: &str = "2.12.0";
 
 /// Installs an npm package once into `target/<name>-cache` and returns that cache's
 /// `node_modules`. A missing npm or a failed install fails the test, naming what to install.
