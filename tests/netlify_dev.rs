@@ -4,7 +4,9 @@
 //! lookups raw and encoded, far offsets, malformed queries, trailing slashes, the other
 //! addresses, HEAD, other methods and `If-None-Match`. Status and body must be equal (redirects:
 //! status and `Location`). The emulation's own header differences on static files are asserted
-//! as they are (README, "Netlify's own engine"), not hidden.
+//! as they are (README, "Netlify's own engine"), not hidden. In the same instance, the edge
+//! function's `/mcp` (`check_mcp`): the shared HTTP vectors, the official conformance suite and
+//! the official Python SDK, against stdio and the preview server.
 //!
 //! Offline, three things are set up by hand (README): `deno` on `PATH`, the edge runtime's
 //! bootstrap from netlify-cli's bundled copy (`NETLIFY_EDGE_BOOTSTRAP`), and a stand-in for the
