@@ -37,6 +37,9 @@ printf '%s\n\n// denoCacheMetadata={"headers":{"content-type":"application/types
   'export type NetlifyGlobal = { readonly context: unknown; readonly env: unknown };' "$types" \
   > "$work/deno/remote/https/edge.netlify.com/$(printf '%s' "$types" | sha256sum | cut -d' ' -f1)"
 
+# Netlify's dependency step: the edge functions' npm packages (package.json, package-lock.json),
+# which Netlify installs before the build command and keeps in its cache.
+(cd "$checkout" && npm ci --silent --no-audit --no-fund)
 cargo build --release --quiet # warm the shared target directory first, as Netlify's cache is
 started=$(date +%s.%N)
 (

@@ -208,7 +208,9 @@ pub fn netlify_toml() -> String {
          # the no-data site when there are none, never the bundled sample; then `verify`.\n\
          [build]\n  command = \"bash scripts/netlify/build.sh\"\n  publish = \"out\"\n\n\
          # The edge function applies the query rules the redirect rules cannot (README, \"The CDN\").\n\
-         [[edge_functions]]\n  path = \"/api/v1/models\"\n  function = \"models\"\n",
+         [[edge_functions]]\n  path = \"/api/v1/models\"\n  function = \"models\"\n\n\
+         # The MCP tools by URL: Streamable HTTP, stateless, JSON answers (docs/agents.md).\n\
+         [[edge_functions]]\n  path = \"/mcp\"\n  function = \"mcp\"\n",
     );
     for (pattern, headers) in header_rules() {
         let _ = write!(

@@ -4,7 +4,9 @@
 //! lookups raw and encoded, far offsets, malformed queries, trailing slashes, the other
 //! addresses, HEAD, other methods and `If-None-Match`. Status and body must be equal (redirects:
 //! status and `Location`). The emulation's own header differences on static files are asserted
-//! as they are (README, "Netlify's own engine"), not hidden.
+//! as they are (README, "Netlify's own engine"), not hidden. In the same instance, the edge
+//! function's `/mcp` (`check_mcp`): the shared HTTP vectors, the official conformance suite and
+//! the official Python SDK, against stdio and the preview server.
 //!
 //! Offline, three things are set up by hand (README): `deno` on `PATH`, the edge runtime's
 //! bootstrap from netlify-cli's bundled copy (`NETLIFY_EDGE_BOOTSTRAP`), and a stand-in for the
@@ -12,6 +14,7 @@
 
 mod common;
 
+use common::mcp_client::{assert_same_as_preview, case as tool_case, run_client, Mode};
 use common::netlify;
 
 use std::io::{Read, Write};
@@ -22,6 +25,7 @@ use std::time::{Duration, Instant};
 
 use model_demand::query::{percent_encode, OFFSET_MAX};
 use model_demand::serve::{self, ServeOptions, Site};
+use serde_json::json;
 
 /// One HTTP exchange as seen on the wire.
 #[derive(Debug, Clone)]
@@ -162,7 +166,7 @@ fn start_netlify_dev(dir: &Path) -> NetlifyDev {
         format!("{toml}\n# Test only: the static server's port.\n[dev]\n  staticServerPort = {static_port}\n"),
     )
     .expect("write netlify.toml");
-    netlify::copy_dir(&common::crate_path("netlify"), &dir.join("netlify"));
+    netlify::lay_out_edge_functions(dir);
     let port = free_port();
     let log = dir.join("netlify-dev.log");
     let log_file = std::fs::File::create(&log).expect("log");
@@ -538,6 +542,10 @@ fn netlify_dev_answers_like_the_preview_server() {
         assert!(text.contains(&format!("`GET {route}`")), "{route} missing");
     }
 
+    let mcp_started = Instant::now();
+    check_mcp(&dev, &root, preview, &ids, dir.path());
+    eprintln!("netlify dev /mcp checked in {:.1?}", mcp_started.elapsed());
+
     let equal = outcomes.iter().filter(|o| o.equal).count();
     // The emulation's own difference: `If-None-Match: *` on a file reached through a
     // `_redirects` rewrite gets its 200 (a file served directly, or rewritten by the edge
@@ -575,4 +583,101 @@ fn netlify_dev_answers_like_the_preview_server() {
         !charset_added.is_empty(),
         "netlify dev no longer adds a charset: update the README"
     );
+}
+
+/// Tool arguments a client may write in more than one way (numbers as floats, past 2^53, in
+/// exponent form; values that are not strings or numbers; text outside ASCII): the edge
+/// function reads them as the request wrote them, so its results must be stdio's.
+fn argument_forms() -> Vec<common::mcp_client::Case> {
+    [
+        json!({"limit": 25.0}),
+        json!({"limit": 2, "offset": 1.0}),
+        json!({"limit": 1e16}),
+        json!({"limit": 1.5e-7}),
+        json!({"offset": 12_345_678_901_234_567_890_u64}),
+        json!({"offset": -9_223_372_036_854_775_808_i64}),
+        json!({"sort": true}),
+        json!({"sort": [1, 2.5, {"b": 1, "a": null}, "x"]}),
+        json!({"sort": {"z": "\u{1}\"\\/é", "a": 0.1}}),
+        json!({"order": "asc", "sort": null, "limit": 3}),
+        json!({"limit": 3, "order": "asc", "colour": "red"}),
+    ]
+    .into_iter()
+    .map(|arguments| tool_case("list_models", arguments, ""))
+    .chain([
+        tool_case("get_model", json!({"model_id": "ünï/cödé:frée"}), ""),
+        tool_case("get_model", json!({"model_id": 7}), ""),
+        tool_case("get_model", json!({"model_id": null, "limit": 1}), ""),
+        tool_case("get_contract", json!({"anything": [1, 2]}), ""),
+    ])
+    .collect()
+}
+
+/// `/mcp` under netlify dev: every vector of the shared file (those of the preview server's
+/// loopback rule aside), the official conformance suite's server scenarios (every check
+/// SUCCESS), then the official Python SDK over Streamable HTTP: the same session
+/// as with `model-demand mcp` on stdio (protocol version, server, instructions, tools,
+/// resources, every tool result and resource read), and each tool result the preview server's
+/// answer to the same GET, byte for byte.
+fn check_mcp(dev: &NetlifyDev, root: &Path, preview: SocketAddr, ids: &[String], scratch: &Path) {
+    let base = format!("http://{}", dev.addr);
+    common::mcp_http::check_vectors(&base, false, root);
+    common::conformance::check_scenarios(
+        &format!("{base}/mcp"),
+        &["server-initialize", "ping", "tools-list"],
+    );
+    let cases = common::mcp_client::cases(ids);
+    let forms = argument_forms();
+    let stdio_mode = Mode::Stdio(vec![
+        "mcp".to_string(),
+        "--dir".to_string(),
+        root.display().to_string(),
+    ]);
+    let edge_mode = Mode::Url(format!("{base}/mcp"));
+    for (what, calls) in [
+        ("the stdio tests' calls", &cases),
+        ("argument forms", &forms),
+    ] {
+        let edge = run_client(scratch, &edge_mode, calls);
+        let stdio = run_client(scratch, &stdio_mode, calls);
+        for key in [
+            "protocol_version",
+            "server_name",
+            "instructions",
+            "tools",
+            "resources",
+            "results",
+            "read",
+        ] {
+            if edge[key] != stdio[key] {
+                panic!(
+                    "{what}: {key} differs between the edge function and stdio:\n{}\n--- netlify dev log ---\n{}",
+                    first_difference(&edge[key].to_string(), &stdio[key].to_string()),
+                    dev.log_text()
+                );
+            }
+        }
+        if std::ptr::eq(calls, &cases) {
+            assert_same_as_preview(&edge, calls, &format!("http://{preview}"));
+        }
+    }
+}
+
+/// Where two texts first differ, with some context on each side.
+fn first_difference(edge: &str, stdio: &str) -> String {
+    let at = edge
+        .bytes()
+        .zip(stdio.bytes())
+        .position(|(a, b)| a != b)
+        .unwrap_or(edge.len().min(stdio.len()));
+    let around = |text: &str| {
+        let start = text.floor_char_boundary(at.saturating_sub(200));
+        let end = text.ceil_char_boundary((at + 200).min(text.len()));
+        text[start..end].to_string()
+    };
+    format!(
+        "at byte {at}:\n  edge  …{}…\n  stdio …{}…",
+        around(edge),
+        around(stdio)
+    )
 }

@@ -16,7 +16,14 @@ const HOOK_ID: &str = "hook-id-that-must-stay-secret";
 
 /// The files of the repository the publishing path reads: the scripts, the edge functions and
 /// the Netlify configuration (the crate itself is not needed: the tests pass a built binary).
-const PROJECT_FILES: [&str; 4] = ["scripts", "netlify", "netlify.toml", "rust-toolchain.toml"];
+const PROJECT_FILES: [&str; 6] = [
+    "scripts",
+    "netlify",
+    "netlify.toml",
+    "rust-toolchain.toml",
+    "package.json",
+    "package-lock.json",
+];
 
 /// A bare repository standing in for GitHub, and a clone of its `main` to run the scripts in.
 struct Remote {
@@ -243,8 +250,14 @@ fn parents(remote: &Remote, commit: &str) -> Vec<String> {
 }
 
 /// Runs `netlify build --offline` in `checkout` with the test's binary standing in for the
-/// cargo build (measured in benches/netlify_build.sh instead).
+/// cargo build (measured in benches/netlify_build.sh instead), and the tests' install of the
+/// edge functions' npm packages for Netlify's dependency step.
 fn netlify_build(checkout: &Path, scratch: &Path) -> Output {
+    let modules = checkout.join("node_modules");
+    if !modules.exists() {
+        std::os::unix::fs::symlink(common::netlify::edge_node_modules(), &modules)
+            .expect("link node_modules");
+    }
     common::netlify::command(checkout, scratch)
         .args(["build", "--offline"])
         .env("MODEL_DEMAND_BIN", env!("CARGO_BIN_EXE_model-demand"))
@@ -270,7 +283,7 @@ fn verified_has_data(site: &Path) -> bool {
         .expect("has_data")
 }
 
-/// Both edge functions were bundled, at the paths the site needs.
+/// Every edge function was bundled, at the paths the site needs.
 fn assert_edge_functions_bundled(checkout: &Path) {
     let manifest = json(
         &std::fs::read(checkout.join(".netlify/edge-functions-dist/manifest.json"))
@@ -286,6 +299,7 @@ fn assert_edge_functions_bundled(checkout: &Path) {
     };
     assert_eq!(route("models")["path"], "/api/v1/models");
     assert_eq!(route("methods")["path"], "/*");
+    assert_eq!(route("mcp")["path"], "/mcp");
     let bundle = manifest["bundles"][0]["asset"].as_str().expect("bundle");
     assert!(checkout
         .join(".netlify/edge-functions-dist")

@@ -23,6 +23,7 @@ export default async function methods(request, _context) {
   // function rewrote to (netlify dev passes the declared paths without their methods), so the
   // method is checked here too: GET and HEAD go on to the CDN untouched.
   if (request.method === "GET" || request.method === "HEAD") return undefined;
+  if (new URL(request.url).pathname === "/mcp") return undefined;
   try {
     body ??= fetch(new URL(ERROR_FILE, request.url)).then((response) => {
       if (!response.ok) throw new Error(`${ERROR_FILE}: HTTP ${response.status}`);
@@ -41,5 +42,7 @@ export default async function methods(request, _context) {
 export const config = {
   path: "/*",
   method: ["POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+  // The MCP endpoint answers its own methods (mcp.mjs): POST, and OPTIONS for CORS.
+  excludedPath: ["/mcp"],
   onError: "bypass",
 };

@@ -5,6 +5,7 @@
 pub mod conformance;
 pub mod docs_table;
 pub mod hf;
+pub mod mcp_client;
 pub mod mcp_http;
 pub mod netlify;
 pub mod oracle;

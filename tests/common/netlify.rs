@@ -85,3 +85,44 @@ pub fn command(project: &Path, scratch: &Path) -> Command {
         .env("CI", "1");
     cmd
 }
+
+/// The edge functions' npm packages (the repository's `package.json`, pinned exactly), installed
+/// once under `target/`; returns the `node_modules` a project links to, where Netlify's edge
+/// bundler finds what the functions import.
+pub fn edge_node_modules() -> PathBuf {
+    let manifest: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(crate::common::crate_path("package.json")).expect("package.json"),
+    )
+    .expect("package.json is JSON");
+    let dependencies = manifest["dependencies"]
+        .as_object()
+        .expect("package.json lists dependencies");
+    assert_eq!(
+        dependencies.len(),
+        1,
+        "one package: install each when there are more"
+    );
+    let (name, version) = dependencies.iter().next().expect("a dependency");
+    let version = version.as_str().expect("a version");
+    assert!(
+        version.chars().all(|c| c.is_ascii_digit() || c == '.'),
+        "{name} is pinned exactly, not {version}"
+    );
+    crate::common::npm_package(name, version)
+}
+
+/// Lays out the edge functions in `project` as Netlify builds them: `netlify/`, `package.json`
+/// and the installed `node_modules` (a link to the tests' install).
+pub fn lay_out_edge_functions(project: &Path) {
+    copy_dir(
+        &crate::common::crate_path("netlify"),
+        &project.join("netlify"),
+    );
+    std::fs::copy(
+        crate::common::crate_path("package.json"),
+        project.join("package.json"),
+    )
+    .expect("copy package.json");
+    std::os::unix::fs::symlink(edge_node_modules(), project.join("node_modules"))
+        .expect("link node_modules");
+}

@@ -1,0 +1,158 @@
+// Netlify Edge Function for /mcp (declared in netlify.toml, which `model-demand netlify-toml`
+// generates): the API's three MCP tools over the Streamable HTTP transport, stateless (no
+// session, every POST stands alone) with JSON answers, on the official TypeScript SDK
+// (@modelcontextprotocol/sdk, pinned in package.json; Netlify bundles it from node_modules).
+//
+// Nothing about the tools is written here: the tool objects, the instructions, the server's
+// name and version, the resources and the API path each tool asks come from the site's MCP
+// catalogue (/_api/mcp.json, written by `build`), and a tool call is answered with the bytes
+// the API answers, through the same decision models.mjs makes (lib/query.mjs: the arguments
+// become the raw query string a client would send, lib/tool_call.mjs, and `route` chooses the
+// file). The HTTP rules the SDK's transport does not apply as this API wants (methods, CORS,
+// the body limit, batches, the protocol versions) are checked first (lib/mcp_http.mjs).
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import {
+  CallToolRequestSchema,
+  InitializeRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { ANSWER_HEADERS, jsonRpcError, negotiatedVersion, screen } from "./lib/mcp_http.mjs";
+import { pastEndBody, route } from "./lib/query.mjs";
+import { parseJsonFaithfully, parseKeepingNumbers, toolQuery } from "./lib/tool_call.mjs";
+
+/** Where the build writes the MCP catalogue (src/catalogue.rs, CATALOGUE_PATH). */
+export const CATALOGUE = "/_api/mcp.json";
+/** Where the build writes the routing table (src/site.rs, ROUTES). */
+export const ROUTES = "/_api/routes.json";
+/** The API path the routing table decides (src/netlify.rs, MODELS_PATH; models.mjs's declared path). */
+export const MODELS_PATH = "/api/v1/models";
+
+const CAPABILITIES = { tools: {}, resources: {} };
+
+// The catalogue and the routing table, fetched once per isolate (an isolate serves one deploy).
+let site;
+
+async function siteText(request, path) {
+  const response = await fetch(new URL(path, request.url));
+  if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
+  return response.text();
+}
+
+async function loadSite(request) {
+  const [catalogueText, tableText] = await Promise.all([CATALOGUE, ROUTES].map((path) => siteText(request, path)));
+  // The tool objects go out as the file writes them (an i64 bound in a schema included).
+  const catalogue = parseKeepingNumbers(catalogueText);
+  const table = JSON.parse(tableText);
+  if (catalogue.schema_version !== "model-demand.mcp-catalogue.v1") {
+    throw new Error(`${CATALOGUE}: unknown schema ${catalogue.schema_version}`);
+  }
+  if (table.schema_version !== "model-demand.routes.v1") throw new Error(`${ROUTES}: unknown schema ${table.schema_version}`);
+  return { catalogue, table };
+}
+
+/** A JSON-RPC error the SDK sends as it is (its own McpError prefixes the message). */
+function rpcError(code, message) {
+  return Object.assign(new Error(message), { code });
+}
+
+/** Status and body of `GET path?query` on this site: the models route decided by `route`, any other path fetched. */
+async function answer(request, table, path, query) {
+  if (path !== MODELS_PATH) {
+    const response = await fetch(new URL(path, request.url));
+    return { status: response.status, body: await response.text() };
+  }
+  const decision = route(query, table, "GET");
+  if (decision.file) return { status: decision.status, body: await siteText(request, decision.file) };
+  if (decision.errorFile) return { status: decision.status, body: await siteText(request, decision.errorFile) };
+  if (decision.pastEnd) {
+    const { file, query: q, total } = decision.pastEnd;
+    return { status: decision.status, body: pastEndBody(await siteText(request, file), q, total) };
+  }
+  return { status: decision.status, body: decision.body };
+}
+
+/** The tool result of an answer, as `tool_result` in src/mcp/tools.rs makes it. */
+function toolResult({ status, body }) {
+  let structured;
+  try {
+    structured = parseKeepingNumbers(body);
+  } catch {
+    structured = undefined;
+  }
+  if (typeof structured !== "object" || structured === null || Array.isArray(structured)) {
+    const text = `the site answered ${status} with a body that is not the API's JSON`;
+    return { content: [{ type: "text", text }], isError: true };
+  }
+  return { content: [{ type: "text", text: body }], structuredContent: structured, isError: status !== 200 };
+}
+
+/** An SDK server for one request, answering from the catalogue and the routing table. */
+function mcpServer(request, { catalogue, table }, bodyText) {
+  const server = new Server(catalogue.server_info, { capabilities: CAPABILITIES, instructions: catalogue.instructions });
+  // Unknown methods get rmcp's answer (the method as the message), not the SDK's "Method not found".
+  server.fallbackRequestHandler = async (message) => {
+    throw rpcError(-32601, message.method);
+  };
+  server.setRequestHandler(InitializeRequestSchema, (message) => ({
+    protocolVersion: negotiatedVersion(message.params.protocolVersion),
+    capabilities: CAPABILITIES,
+    serverInfo: catalogue.server_info,
+    instructions: catalogue.instructions,
+  }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: catalogue.tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (message) => {
+    const call = Object.hasOwn(catalogue.calls, message.params.name) ? catalogue.calls[message.params.name] : undefined;
+    if (call === undefined) throw rpcError(-32602, "tool not found");
+    // The arguments as written in the request (member order, numbers' text), not as JSON.parse left them.
+    const args = parseJsonFaithfully(bodyText).get("params").get("arguments");
+    try {
+      return toolResult(await answer(request, table, call.path, toolQuery(args, call.first)));
+    } catch (error) {
+      return { content: [{ type: "text", text: String(error) }], isError: true };
+    }
+  });
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: catalogue.resources.map(({ path: _path, ...resource }) => resource),
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (message) => {
+    const { uri } = message.params;
+    const resource = catalogue.resources.find((r) => r.uri === uri);
+    if (resource === undefined) throw rpcError(-32002, `no resource ${uri}; see resources/list`);
+    const response = await fetch(new URL(resource.path, request.url));
+    const text = await response.text();
+    if (response.status !== 200) throw rpcError(-32603, `the site answered ${resource.path} with ${response.status}`);
+    return { contents: [{ uri, mimeType: resource.mimeType, text }] };
+  });
+  return server;
+}
+
+export default async function mcp(request, _context) {
+  const screened = await screen(request);
+  if (screened.response) return screened.response;
+  try {
+    site ??= loadSite(request);
+    const server = mcpServer(request, await site, screened.text);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    // The SDK wants both media types in Accept; this server never streams, so application/json
+    // (checked above) is enough, and the request is handed on with both.
+    const headers = new Headers(request.headers);
+    headers.set("accept", "application/json, text/event-stream");
+    headers.delete("content-length");
+    const forwarded = new Request(request.url, { method: "POST", headers });
+    const response = await transport.handleRequest(forwarded, { parsedBody: screened.message });
+    await server.close();
+    const answered = new Headers(response.headers);
+    for (const [name, value] of Object.entries(ANSWER_HEADERS)) answered.set(name, value);
+    return new Response(response.body, { status: response.status, headers: answered });
+  } catch (error) {
+    site = undefined;
+    console.error(`mcp edge function: ${error}`);
+    return jsonRpcError(500, -32603, "Internal error: the MCP server cannot answer now");
+  }
+}
+
+export const config = { onError: "bypass" };

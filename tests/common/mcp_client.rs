@@ -1,0 +1,201 @@
+//! The official MCP Python SDK (`tests/clients/mcp_client.py`, pinned in tests/requirements.txt,
+//! installed under target/pyenv) as the client of any MCP server of the API: `model-demand mcp`
+//! on stdio or a Streamable HTTP endpoint (the preview server's or the edge function's `/mcp`).
+//! The tool calls every server must answer (every class of request) and the check that each
+//! result is the preview server's answer to the same GET, byte for byte.
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::{json, Value};
+
+use super::oracle::{exchange, ORDERS, SORTS};
+
+/// Largest offset (2^53 − 1), from the spec.
+pub const OFFSET_MAX: u64 = 9_007_199_254_740_991;
+
+/// One tool call and the request a client of the API would send for it.
+pub struct Case {
+    /// The tool called.
+    pub tool: &'static str,
+    /// Its arguments.
+    pub arguments: Value,
+    /// The API request a client would send for it.
+    pub target: String,
+}
+
+pub fn case(tool: &'static str, arguments: Value, target: impl Into<String>) -> Case {
+    Case {
+        tool,
+        arguments,
+        target: target.into(),
+    }
+}
+
+/// Every class of request: defaults, each sort and order, edge limits and offsets, pages past
+/// the end, each served ID (with `/` and `:`), unknown IDs and refused arguments.
+pub fn cases(ids: &[String]) -> Vec<Case> {
+    let n = ids.len() as u64;
+    let models = "/api/v1/models";
+    let mut all = vec![
+        case("get_contract", json!({}), "/api/v1/about"),
+        case("list_models", json!({}), models),
+    ];
+    for sort in SORTS {
+        all.push(case(
+            "list_models",
+            json!({"sort": sort}),
+            format!("{models}?sort={sort}"),
+        ));
+        for order in ORDERS {
+            all.push(case(
+                "list_models",
+                json!({"sort": sort, "order": order, "limit": 100}),
+                format!("{models}?sort={sort}&order={order}&limit=100"),
+            ));
+        }
+    }
+    for order in ORDERS {
+        all.push(case(
+            "list_models",
+            json!({"order": order}),
+            format!("{models}?order={order}"),
+        ));
+    }
+    for (limit, offset) in [
+        (1, 0),
+        (100, 0),
+        (2, n - 1),
+        (2, n),
+        (2, n + 1),
+        (3, n + 5),
+        (1, OFFSET_MAX),
+    ] {
+        all.push(case(
+            "list_models",
+            json!({"limit": limit, "offset": offset}),
+            format!("{models}?limit={limit}&offset={offset}"),
+        ));
+    }
+    for id in ids {
+        all.push(case(
+            "get_model",
+            json!({"model_id": id}),
+            format!("{models}?model_id={id}"),
+        ));
+    }
+    let combined = format!("model_id={}&limit=1", ids[0]);
+    let refused = [
+        (json!({"limit": 0}), "limit=0"),
+        (json!({"limit": 101}), "limit=101"),
+        (json!({"limit": -1}), "limit=-1"),
+        (json!({"limit": 1.5}), "limit=1.5"),
+        (json!({"limit": "abc"}), "limit=abc"),
+        (json!({"offset": OFFSET_MAX + 1}), "offset=9007199254740992"),
+        (json!({"sort": "bogus"}), "sort=bogus"),
+        (json!({"sort": ""}), "sort="),
+        (json!({"order": "up"}), "order=up"),
+        (json!({"colour": "red"}), "colour=red"),
+        (json!({"model_id": ids[0], "limit": 1}), combined.as_str()),
+    ];
+    for (arguments, query) in refused {
+        all.push(case("list_models", arguments, format!("{models}?{query}")));
+    }
+    all.push(case(
+        "get_model",
+        json!({"model_id": "nobody/unknown-model:free"}),
+        format!("{models}?model_id=nobody/unknown-model:free"),
+    ));
+    all.push(case("get_model", json!({}), format!("{models}?model_id=")));
+    all.push(case(
+        "get_model",
+        json!({"model_id": ids[0], "sort": "tokens_30d"}),
+        format!("{models}?model_id={}&sort=tokens_30d", ids[0]),
+    ));
+    all
+}
+
+/// The resources every MCP client can read, and the site path each one is.
+pub const RESOURCES: [(&str, &str); 3] = [
+    ("model-demand:///api/v1/about", "/api/v1/about"),
+    ("model-demand:///api/openapi.json", "/api/openapi.json"),
+    ("model-demand:///llms.txt", "/llms.txt"),
+];
+
+/// How the client reaches a server: `model-demand mcp ARGS` on stdio, or a server's `/mcp` URL.
+pub enum Mode {
+    /// `model-demand` with these arguments.
+    Stdio(Vec<String>),
+    /// A Streamable HTTP endpoint.
+    Url(String),
+}
+
+/// Runs the Python client against a server with these calls; what it saw.
+pub fn run_client(dir: &Path, mode: &Mode, cases: &[Case]) -> Value {
+    let python = super::pyenv::python_env("mcp", &super::pyenv::pinned(&["mcp"]));
+    let mut plan = json!({
+        "calls": cases.iter().map(|c| json!({"tool": c.tool, "arguments": c.arguments})).collect::<Vec<_>>(),
+        "resources": RESOURCES.iter().map(|(uri, _)| *uri).collect::<Vec<_>>(),
+    });
+    match mode {
+        Mode::Stdio(args) => {
+            plan["command"] = json!(env!("CARGO_BIN_EXE_model-demand"));
+            plan["args"] = json!(args);
+        }
+        Mode::Url(url) => plan["url"] = json!(url),
+    }
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
+    let plan_path = dir.join(format!(
+        "plan-{}.json",
+        RUNS.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::write(&plan_path, plan.to_string()).expect("write plan");
+    let out = Command::new(python)
+        .arg(super::crate_path("tests/clients/mcp_client.py"))
+        .arg(&plan_path)
+        .output()
+        .expect("python runs");
+    assert!(
+        out.status.success(),
+        "the MCP client failed: {}",
+        super::output_text(&out)
+    );
+    serde_json::from_slice(&out.stdout).expect("the client prints JSON")
+}
+
+/// Every result equals the preview server's answer to the same request, byte for byte.
+pub fn assert_same_as_preview(seen: &Value, cases: &[Case], preview: &str) {
+    let results = seen["results"].as_array().expect("results");
+    assert_eq!(results.len(), cases.len());
+    for (result, case) in results.iter().zip(cases) {
+        let reply = exchange(preview, "GET", &case.target);
+        let body = String::from_utf8(reply.body).expect("UTF-8 body");
+        let what = format!("{} {} ({})", case.tool, case.arguments, case.target);
+        assert_eq!(result["texts"], json!([body]), "{what}: text");
+        assert_eq!(result["is_error"], reply.status != 200, "{what}: isError");
+        let parsed: Value = serde_json::from_str(&body).expect("JSON body");
+        assert_eq!(result["structured"], parsed, "{what}: structuredContent");
+    }
+    for ((uri, path), read) in RESOURCES.iter().zip(seen["read"].as_array().expect("read")) {
+        let reply = exchange(preview, "GET", path);
+        assert_eq!(read["uri"], *uri);
+        assert_eq!(
+            read["text"],
+            json!(String::from_utf8(reply.body).expect("UTF-8"))
+        );
+    }
+    let about: Value =
+        serde_json::from_slice(&exchange(preview, "GET", "/api/v1/about").body).expect("about");
+    let lines: Vec<&str> = about["agent_instructions"]
+        .as_array()
+        .expect("agent instructions")
+        .iter()
+        .map(|l| l.as_str().expect("text"))
+        .collect();
+    assert_eq!(
+        seen["instructions"],
+        json!(lines.join("\n")),
+        "instructions"
+    );
+}
