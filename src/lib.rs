@@ -115,7 +115,8 @@ fn read(path: &Path) -> Result<Vec<u8>> {
 /// bundled sample is built into it (with progress) and the build's report returned. A directory
 /// holding anything else is refused untouched, as `build` refuses it.
 pub fn ensure_preview_site(dir: &Path) -> Result<Option<site::BuildReport>> {
-    if manifest::Manifest::read(dir).is_ok() {
+    // The server opens the site itself; here only whether one is there counts.
+    if manifest::Manifest::is_present(dir) {
         return Ok(None);
     }
     site::check_replaceable(dir)?;

@@ -36,6 +36,22 @@ pub struct Manifest {
 }
 
 impl Manifest {
+    /// True when `dir/manifest.json` is a manifest of this program's schema. Reads its
+    /// `schema_version` and skips over the entries without keeping them, for a caller that only
+    /// asks whether a site is there (`serve` then opens it once, not twice).
+    pub fn is_present(dir: &Path) -> bool {
+        #[derive(Deserialize)]
+        struct Head {
+            schema_version: String,
+            #[serde(rename = "files")]
+            _files: serde::de::IgnoredAny,
+        }
+        std::fs::read(dir.join(MANIFEST))
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<Head>(&bytes).ok())
+            .is_some_and(|head| head.schema_version == MANIFEST_SCHEMA_VERSION)
+    }
+
     /// Reads `dir/manifest.json`, returning it and its bytes; the one loader of the preview
     /// server, `verify` and the build's ownership check. A manifest of another schema is refused.
     pub fn read(dir: &Path) -> Result<(Manifest, Vec<u8>)> {

@@ -16,17 +16,25 @@ use crate::query::{self, list_file, ListQuery, Route};
 use crate::render::{self, error_body, ErrorCode, Response};
 use crate::site::{RoutingTable, ROUTES};
 
-/// One servable file: where it is and its strong validator.
+/// One servable file: its size and the SHA-256 its strong validator quotes. Where it is comes
+/// from the site's directory and the manifest key when it is read, so opening a site of
+/// 68,000 files allocates nothing per file beyond what the manifest's parse did.
 #[derive(Debug, Clone)]
 struct SiteFile {
-    path: PathBuf,
     bytes: u64,
-    etag: String,
+    sha256: String,
+}
+
+impl SiteFile {
+    fn etag(&self) -> String {
+        format!("\"{}\"", self.sha256)
+    }
 }
 
 /// A written site, indexed from its manifest and routing table.
 #[derive(Debug)]
 pub struct Site {
+    dir: PathBuf,
     files: BTreeMap<String, SiteFile>,
     routes: RoutingTable,
     cache: BodyCache,
@@ -75,32 +83,34 @@ impl Site {
         let (manifest, manifest_bytes) = Manifest::read(dir)?;
         let routes: RoutingTable = serde_json::from_slice(&read_json(ROUTES)?)
             .map_err(|e| Error::Usage(format!("{}: not a routing table ({e})", dir.display())))?;
-        let mut files = BTreeMap::new();
-        for entry in manifest.files {
-            if !is_plain_relative(&entry.path) {
-                return Err(Error::Usage(format!(
-                    "{}: manifest lists an unsafe path {:?}",
-                    dir.display(),
-                    entry.path
-                )));
-            }
-            let file = SiteFile {
-                path: dir.join(&entry.path),
-                bytes: entry.bytes,
-                etag: format!("\"{}\"", entry.sha256),
-            };
-            files.insert(entry.path, file);
+        if let Some(entry) = manifest.files.iter().find(|e| !is_plain_relative(&e.path)) {
+            return Err(Error::Usage(format!(
+                "{}: manifest lists an unsafe path {:?}",
+                dir.display(),
+                entry.path
+            )));
         }
+        let mut files: BTreeMap<String, SiteFile> = manifest
+            .files
+            .into_iter()
+            .map(|entry| {
+                let file = SiteFile {
+                    bytes: entry.bytes,
+                    sha256: entry.sha256,
+                };
+                (entry.path, file)
+            })
+            .collect();
         // The manifest cannot list itself; the CDN serves it like any other file.
         files.insert(
             MANIFEST.to_string(),
             SiteFile {
-                path: dir.join(MANIFEST),
                 bytes: manifest_bytes.len() as u64,
-                etag: format!("\"{}\"", sha256_hex(&manifest_bytes)),
+                sha256: sha256_hex(&manifest_bytes),
             },
         );
         Ok(Site {
+            dir: dir.to_path_buf(),
             files,
             routes,
             cache: BodyCache::default(),
@@ -122,7 +132,8 @@ impl Site {
         match body {
             Body::Bytes(bytes) => Ok(bytes.as_slice().into()),
             Body::File(key) => match self.files.get(key) {
-                Some(file) => self.cache.get_or_read(key, &file.path),
+                // The key is a manifest entry checked plain and relative when the site opened.
+                Some(_) => self.cache.get_or_read(key, &self.dir.join(key)),
                 None => Err(std::io::Error::other("file not in manifest")),
             },
         }
@@ -218,7 +229,7 @@ impl Site {
             .iter()
             .map(|(name, value)| (*name, (*value).to_string()))
             .collect();
-        headers.push(("ETag", file.etag.clone()));
+        headers.push(("ETag", file.etag()));
         Answer {
             status: 200,
             headers,
