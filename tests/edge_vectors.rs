@@ -509,6 +509,7 @@ fn vectors_of(site: &Site, name: &'static str, cases: &[Case]) -> Vec<Vector> {
                     None,
                     Some(String::from_utf8(bytes.clone()).expect("UTF-8 body")),
                 ),
+                other => panic!("the router answers no {other:?}"),
             };
             let headers = answer
                 .headers

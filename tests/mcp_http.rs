@@ -144,3 +144,61 @@ fn the_mcp_inspector_lists_the_tools_and_calls_one_over_http() {
     );
     assert_ne!(called["isError"], true);
 }
+
+/// The preview server keeps a tool's result after its first call (`src/serve/results.rs`): the
+/// same call again, under any id, is answered exactly as the handler answers it, as stdio does.
+#[test]
+fn a_tool_called_again_is_answered_as_the_first_time_whatever_its_id() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    common::build_small(&out);
+    let preview = common::serve_on_loopback(&out);
+    let calls = [
+        json!({"name": "list_models", "arguments": {}}),
+        json!({"name": "list_models", "arguments": {"sort": "latest_rank", "limit": 2}}),
+        json!({"name": "list_models", "arguments": {"limit": 2, "sort": "latest_rank"}}),
+        json!({"name": "get_model", "arguments": {"model_id": "acme/alpha-70b"}}),
+        json!({"name": "get_model", "arguments": {"model_id": "no/such-model"}}),
+        json!({"name": "list_models", "arguments": {"limit": 0}}),
+    ];
+    let ids = [json!(1), json!("twice \"quoted\""), json!(-9)];
+    let mut messages = Vec::new();
+    for (n, params) in calls.iter().enumerate() {
+        for (k, id) in ids.iter().enumerate() {
+            // Ids unique in the stdio session, of each kind.
+            let id = match id {
+                Value::Number(i) => json!(i.as_i64().expect("integer") * 100 - (n * 10 + k) as i64),
+                Value::String(s) => json!(format!("{s} {n}")),
+                other => other.clone(),
+            };
+            messages.push(
+                json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}),
+            );
+        }
+    }
+    let stdio = common::mcp_http::stdio_answers(&out, &messages);
+    let headers = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", "2025-06-18"),
+    ];
+    let mut first: Option<(String, Vec<u8>)> = None;
+    for (i, (message, expected)) in messages.iter().zip(&stdio).enumerate() {
+        let body = message.to_string();
+        let reply = send(&preview, "POST", "/mcp", &headers, Some(body.as_bytes()));
+        assert_eq!(reply.status, 200, "{message}");
+        let answer: Value = serde_json::from_slice(&reply.body).expect("JSON");
+        assert_eq!(&answer, expected, "{message}");
+        // Byte for byte: a kept answer is the handler's first one with the id in place.
+        let id = message["id"].to_string();
+        if i % ids.len() == 0 {
+            first = Some((id, reply.body));
+        } else if let Some((first_id, first_bytes)) = &first {
+            let text = String::from_utf8(first_bytes.clone()).expect("UTF-8");
+            let head = format!(r#"{{"jsonrpc":"2.0","id":{first_id},"#);
+            let rest = text.strip_prefix(&head).expect("rmcp's envelope");
+            let expected = format!(r#"{{"jsonrpc":"2.0","id":{id},{rest}"#);
+            assert_eq!(String::from_utf8_lossy(&reply.body), expected, "{message}");
+        }
+    }
+}

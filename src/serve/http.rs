@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::router::{json_bytes, Answer, Site};
+use super::router::{json_bytes, Answer, Body, Site};
 use crate::error::{Error, Result};
 use crate::mcp::{ApiServer, Source};
 use crate::render::{error_body, ErrorCode};
@@ -69,13 +69,14 @@ pub fn start(dir: &Path, bind: SocketAddr, options: ServeOptions) -> Result<Runn
     let site = Arc::new(Site::open(dir)?);
     // `/mcp` answers from the same site, through the MCP handler over its catalogue.
     let mcp = ApiServer::new(Source::Dir(Arc::clone(&site)));
+    let results = super::results::Results::default();
     let listener = listen(bind, options.io_timeout)?;
     let addr = listener
         .local_addr()
         .map_err(|e| Error::io("cannot listen on", bind.to_string(), e))?;
     // Each request is answered on the thread that read it: handing it to another thread cost
     // two context switches per request, most of the time of a small page (benches/serve.sh).
-    let handler = Arc::new(move |request| handle(&site, &mcp, request));
+    let handler = Arc::new(move |request| handle(&site, &mcp, &results, request));
     let threads = options.workers.max(1);
     let server = tiny_http::Server::from_listener_with_handler(listener, None, threads, handler)
         .map_err(|e| Error::Usage(format!("cannot serve on {bind}: {e}")))?;
@@ -119,7 +120,12 @@ fn listen(bind: SocketAddr, timeout: Duration) -> Result<std::net::TcpListener> 
 
 /// Answers one request (`/mcp` by the MCP endpoint, every other path by the site's router); a
 /// panic while answering becomes a 500 and the worker lives on.
-fn handle(site: &Site, mcp: &ApiServer, mut request: tiny_http::Request) {
+fn handle(
+    site: &Site,
+    mcp: &ApiServer,
+    results: &super::results::Results,
+    mut request: tiny_http::Request,
+) {
     let method = request.method().as_str().to_string();
     let if_none_match = request
         .headers()
@@ -128,54 +134,66 @@ fn handle(site: &Site, mcp: &ApiServer, mut request: tiny_http::Request) {
         .map(|h| h.value.as_str().to_string());
     let (answer, body) = answer_safely(|| {
         let answer = if super::mcp::is_mcp(request.url()) {
-            super::mcp::answer(mcp, &mut request)
+            super::mcp::answer(mcp, results, &mut request)
         } else {
             site.resolve(&method, request.url(), if_none_match.as_deref())
         };
-        let body = site.body_bytes(&answer.body);
+        let mut answer = answer;
+        // Bytes made while answering are sent as they are; a file comes from the cache.
+        let body = match &mut answer.body {
+            Body::Bytes(bytes) => Ok(Sent::Made(std::mem::take(bytes))),
+            Body::Around(head, kept, tail) => {
+                Ok(Sent::Around(std::mem::take(head), Arc::clone(kept), tail))
+            }
+            Body::File(_) => site.body_bytes(&answer.body).map(Sent::Kept),
+        };
         (answer, body)
     });
     let head_only = method == "HEAD";
-    let (head, body) = http_message(&answer, &body, head_only, &http_date());
+    let (head, has_body) = http_message(&answer, head_only, &http_date());
+    let parts = if has_body { body.parts() } else { [&[][..]; 3] };
     // The whole response goes out in one writev of head and body: tiny_http's own writer
     // copies bodies in 8 KB pieces, one send each, and copying a body behind its head costs
     // more than the routing on large pages. A client that went away is not an error of the
     // server.
     let mut writer = request.into_writer();
-    let _ = write_all_vectored(&mut writer, &head, body).and_then(|()| writer.flush());
+    let _ = write_all_vectored(&mut writer, &head, parts).and_then(|()| writer.flush());
 }
 
-/// Writes `head` then `body`, as few system calls as the socket takes (one `writev` mostly).
-fn write_all_vectored(out: &mut impl Write, head: &[u8], body: &[u8]) -> std::io::Result<()> {
-    let mut written = 0;
-    let total = head.len() + body.len();
-    while written < total {
-        let n = if written < head.len() {
-            let slices = [IoSlice::new(&head[written..]), IoSlice::new(body)];
-            out.write_vectored(&slices)?
-        } else {
-            out.write(&body[written - head.len()..])?
-        };
+/// Writes `head` then the body's parts, as few system calls as the socket takes (one `writev`
+/// mostly).
+fn write_all_vectored(out: &mut impl Write, head: &[u8], body: [&[u8]; 3]) -> std::io::Result<()> {
+    let mut slices = [head, body[0], body[1], body[2]];
+    let mut next = 0;
+    while next < slices.len() {
+        if slices[next].is_empty() {
+            next += 1;
+            continue;
+        }
+        let io: Vec<IoSlice<'_>> = slices[next..].iter().map(|s| IoSlice::new(s)).collect();
+        let mut n = out.write_vectored(&io)?;
         if n == 0 {
             return Err(std::io::ErrorKind::WriteZero.into());
         }
-        written += n;
+        while n > 0 && next < slices.len() {
+            let take = n.min(slices[next].len());
+            slices[next] = &slices[next][take..];
+            n -= take;
+            if slices[next].is_empty() {
+                next += 1;
+            }
+        }
     }
     Ok(())
 }
 
-/// An HTTP/1.1 response as its head (status line, the answer's headers, Date, Server,
-/// Content-Length) and the body to send after it: `body`, or nothing when the request was HEAD
-/// or the status has none.
+/// The head of an HTTP/1.1 response (status line, the answer's headers, Date, Server,
+/// Content-Length), and whether its body follows: not when the request was HEAD or the status
+/// has none.
 ///
 /// SECURITY: header values come from the answer (static text, digests, lengths) and never
 /// contain CR or LF, so nothing here can split the response.
-fn http_message<'b>(
-    answer: &Answer,
-    body: &'b [u8],
-    head_only: bool,
-    date: &str,
-) -> (Vec<u8>, &'b [u8]) {
+fn http_message(answer: &Answer, head_only: bool, date: &str) -> (Vec<u8>, bool) {
     let has_body = !matches!(answer.status, 100..=199 | 204 | 304);
     let mut out = Vec::with_capacity(320);
     let _ = write!(
@@ -193,8 +211,7 @@ fn http_message<'b>(
         let _ = write!(out, "Content-Length: {}\r\n", answer.length);
     }
     out.extend_from_slice(b"\r\n");
-    let body = if has_body && !head_only { body } else { &[] };
-    (out, body)
+    (out, has_body && !head_only)
 }
 
 fn reason_phrase(status: u16) -> &'static str {
@@ -241,14 +258,31 @@ fn http_date() -> String {
 }
 
 /// Runs the router; a panic or an unreadable file becomes a 500 instead of a dead worker.
-fn answer_safely(
-    work: impl FnOnce() -> (Answer, std::io::Result<Arc<[u8]>>),
-) -> (Answer, Arc<[u8]>) {
+fn answer_safely(work: impl FnOnce() -> (Answer, std::io::Result<Sent>)) -> (Answer, Sent) {
     match catch_unwind(AssertUnwindSafe(work)) {
         Ok((answer, Ok(body))) => (answer, body),
         _ => {
             let body = error_body(ErrorCode::Internal, ErrorCode::Internal.generic_message());
-            (json_bytes(500, body.clone()), body.into())
+            (json_bytes(500, body.clone()), Sent::Made(body))
+        }
+    }
+}
+
+/// A body on its way out: made for this answer, a site file the cache holds, or made bytes
+/// around kept ones.
+enum Sent {
+    Made(Vec<u8>),
+    Kept(Arc<[u8]>),
+    Around(Vec<u8>, Arc<[u8]>, &'static [u8]),
+}
+
+impl Sent {
+    /// The body's bytes, in order, in up to three parts.
+    fn parts(&self) -> [&[u8]; 3] {
+        match self {
+            Sent::Made(bytes) => [bytes, &[], &[]],
+            Sent::Kept(bytes) => [bytes, &[], &[]],
+            Sent::Around(head, kept, tail) => [head, kept, tail],
         }
     }
 }
@@ -262,7 +296,7 @@ mod tests {
     fn a_panic_while_answering_is_a_500() {
         let (answer, body) = answer_safely(|| panic!("boom"));
         assert_eq!(answer.status, 500);
-        assert!(String::from_utf8_lossy(&body).contains("internal_error"));
+        assert!(String::from_utf8_lossy(body.parts()[0]).contains("internal_error"));
         let (answer, _) = answer_safely(|| {
             (
                 json_bytes(200, Vec::new()),
@@ -272,7 +306,9 @@ mod tests {
         assert_eq!(answer.status, 500);
     }
 
-    fn joined((head, body): (Vec<u8>, &[u8])) -> String {
+    /// The response as written: the head, and the body when it follows.
+    fn joined((head, has_body): (Vec<u8>, bool), body: &[u8]) -> String {
+        let body = if has_body { body } else { &[] };
         String::from_utf8([head.as_slice(), body].concat()).expect("ascii")
     }
 
@@ -291,20 +327,49 @@ mod tests {
             }
         }
         let mut out = Short(Vec::new());
-        write_all_vectored(&mut out, b"head\r\n\r\n", b"{\"a\":1}").expect("written");
+        write_all_vectored(&mut out, b"head\r\n\r\n", [b"{\"a\":1}", b"", b""]).expect("written");
         assert_eq!(out.0, b"head\r\n\r\n{\"a\":1}");
+        let mut out = Short(Vec::new());
+        write_all_vectored(&mut out, b"h\r\n\r\n", [b"{\"id\":", b"", b"7}"]).expect("written");
+        assert_eq!(
+            out.0, b"h\r\n\r\n{\"id\":7}",
+            "empty parts skipped, order kept"
+        );
+        /// A writer that takes whole slices, several at a time.
+        struct Vectored(Vec<u8>);
+        impl Write for Vectored {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0.extend_from_slice(buf);
+                Ok(buf.len())
+            }
+            fn write_vectored(&mut self, bufs: &[IoSlice<'_>]) -> std::io::Result<usize> {
+                // Takes the first slice and half of the second, as a full socket might.
+                let first = bufs.first().map_or(0, |b| b.len());
+                self.0
+                    .extend_from_slice(bufs.first().map_or(&[][..], |b| b));
+                let half = bufs.get(1).map_or(&[][..], |b| &b[..b.len() / 2]);
+                self.0.extend_from_slice(half);
+                Ok(first + half.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut out = Vectored(Vec::new());
+        write_all_vectored(&mut out, b"head:", [b"abcdef", b"ghij", b"k"]).expect("written");
+        assert_eq!(out.0, b"head:abcdefghijk");
     }
 
     #[test]
     fn http_messages_carry_length_and_omit_bodies_where_due() {
         let answer = json_bytes(200, b"{}".to_vec());
-        let text = joined(http_message(&answer, b"{}", false, "D"));
+        let text = joined(http_message(&answer, false, "D"), b"{}");
         assert!(text.starts_with("HTTP/1.1 200 OK\r\nDate: D\r\n"), "{text}");
         assert!(text.ends_with("Content-Length: 2\r\n\r\n{}"), "{text}");
-        let head = joined(http_message(&answer, b"{}", true, "D"));
+        let head = joined(http_message(&answer, true, "D"), b"{}");
         assert!(head.ends_with("Content-Length: 2\r\n\r\n"), "{head}");
         let not_modified = not_modified(answer, Some("*"));
-        let text = joined(http_message(&not_modified, b"", false, "D"));
+        let text = joined(http_message(&not_modified, false, "D"), b"{}");
         assert!(text.starts_with("HTTP/1.1 304 Not Modified") && !text.contains("Content-Length"));
         assert!(http_date().ends_with(" GMT"));
     }

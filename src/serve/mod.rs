@@ -12,6 +12,7 @@
 mod cache;
 mod http;
 mod mcp;
+mod results;
 mod router;
 
 pub use cache::CACHE_BYTES;
