@@ -6,10 +6,8 @@
 
 mod common;
 
-use std::process::Command;
-
 use common::mcp_http::check_vectors;
-use common::oracle::{exchange, send, Inputs};
+use common::oracle::{exchange, send};
 use model_demand::site::{self, BuildOptions, SiteData};
 use serde_json::{json, Value};
 
@@ -89,20 +87,6 @@ fn the_conformance_suite_passes_every_check() {
     );
 }
 
-/// Runs the Inspector's CLI against the MCP endpoint `url` over HTTP with `args`; its JSON.
-fn inspector(home: &std::path::Path, url: &str, args: &[&str]) -> Value {
-    let modules = common::npm_package("@modelcontextprotocol/inspector", common::INSPECTOR);
-    let out = Command::new(modules.join(".bin/mcp-inspector"))
-        .args(["--cli", url, "--transport", "http"])
-        .args(args)
-        .env("HOME", home)
-        .env("MCP_CATALOG_PATH", home.join("mcp.json"))
-        .output()
-        .expect("the inspector runs (Node.js and npm are needed)");
-    assert!(out.status.success(), "{}", common::output_text(&out));
-    serde_json::from_slice(&out.stdout).expect("the inspector prints JSON")
-}
-
 #[test]
 fn the_mcp_inspector_lists_the_tools_and_calls_one_over_http() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -110,39 +94,8 @@ fn the_mcp_inspector_lists_the_tools_and_calls_one_over_http() {
     common::build_small(&out);
     let preview = common::serve_on_loopback(&out);
     let url = format!("{preview}/mcp");
-    let listed = inspector(dir.path(), &url, &["--method", "tools/list"]);
-    let names: Vec<&str> = listed["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .map(|t| t["name"].as_str().expect("name"))
-        .collect();
-    assert_eq!(names, ["get_contract", "list_models", "get_model"]);
-    let ids =
-        Inputs::fixture("tests/fixtures/small", common::SMALL_NOW).order("tokens_30d", "desc");
-    let id = ids
-        .iter()
-        .find(|id| id.contains(':'))
-        .expect("an ID with :");
-    let argument = format!("model_id={id}");
-    let called = inspector(
-        dir.path(),
-        &url,
-        &[
-            "--method",
-            "tools/call",
-            "--tool-name",
-            "get_model",
-            "--tool-arg",
-            &argument,
-        ],
-    );
-    let body = exchange(&preview, "GET", &format!("/api/v1/models?model_id={id}")).body;
-    assert_eq!(
-        called["content"][0]["text"],
-        json!(String::from_utf8(body).expect("UTF-8"))
-    );
-    assert_ne!(called["isError"], true);
+    let server = [url.as_ref(), "--transport".as_ref(), "http".as_ref()];
+    common::mcp_client::inspector_lists_and_calls(dir.path(), &server, &out);
 }
 
 /// The preview server keeps a tool's result after its first call (`src/serve/results.rs`): the

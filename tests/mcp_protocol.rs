@@ -11,7 +11,6 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::oracle::{exchange, Inputs};
 use serde_json::{json, Value};
 
 fn spawn_server(site: &Path) -> Child {
@@ -152,62 +151,17 @@ fn an_unreachable_site_is_a_tool_error_not_a_crash() {
     );
 }
 
-/// Runs the Inspector's CLI against `model-demand mcp --dir SITE` with `args`; its JSON output.
-fn inspector(home: &Path, site: &Path, args: &[&str]) -> Value {
-    let modules = common::npm_package("@modelcontextprotocol/inspector", common::INSPECTOR);
-    let out = Command::new(modules.join(".bin/mcp-inspector"))
-        .arg("--cli")
-        .arg(env!("CARGO_BIN_EXE_model-demand"))
-        .args(["mcp", "--dir"])
-        .arg(site)
-        .args(args)
-        .env("HOME", home)
-        .env("MCP_CATALOG_PATH", home.join("mcp.json"))
-        .output()
-        .expect("the inspector runs (Node.js and npm are needed)");
-    assert!(out.status.success(), "{}", common::output_text(&out));
-    serde_json::from_slice(&out.stdout).expect("the inspector prints JSON")
-}
-
 #[test]
 fn the_mcp_inspector_lists_the_tools_and_calls_one() {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     common::build_small(&out);
-    let listed = inspector(dir.path(), &out, &["--method", "tools/list"]);
-    let mut names: Vec<&str> = listed["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .map(|t| t["name"].as_str().expect("name"))
-        .collect();
-    names.sort_unstable();
-    assert_eq!(names, ["get_contract", "get_model", "list_models"]);
-
-    let ids =
-        Inputs::fixture("tests/fixtures/small", common::SMALL_NOW).order("tokens_30d", "desc");
-    let id = ids
-        .iter()
-        .find(|id| id.contains(':'))
-        .expect("an ID with :");
-    let argument = format!("model_id={id}");
-    let called = inspector(
-        dir.path(),
-        &out,
-        &[
-            "--method",
-            "tools/call",
-            "--tool-name",
-            "get_model",
-            "--tool-arg",
-            &argument,
-        ],
-    );
-    let preview = common::serve_on_loopback(&out);
-    let body = exchange(&preview, "GET", &format!("/api/v1/models?model_id={id}")).body;
-    assert_eq!(
-        called["content"][0]["text"],
-        json!(String::from_utf8(body).expect("UTF-8"))
-    );
-    assert_ne!(called["isError"], true);
+    let bin = env!("CARGO_BIN_EXE_model-demand");
+    let server = [
+        bin.as_ref(),
+        "mcp".as_ref(),
+        "--dir".as_ref(),
+        out.as_os_str(),
+    ];
+    common::mcp_client::inspector_lists_and_calls(dir.path(), &server, &out);
 }

@@ -199,3 +199,59 @@ pub fn assert_same_as_preview(seen: &Value, cases: &[Case], preview: &str) {
         "instructions"
     );
 }
+
+/// The MCP Inspector's CLI (pinned, `super::INSPECTOR`) against `server` (a command and its
+/// arguments, or a URL with `--transport http`), run with `args`: its JSON output.
+pub fn inspector(home: &Path, server: &[&std::ffi::OsStr], args: &[&str]) -> Value {
+    let modules = super::npm_package("@modelcontextprotocol/inspector", super::INSPECTOR);
+    let out = Command::new(modules.join(".bin/mcp-inspector"))
+        .arg("--cli")
+        .args(server)
+        .args(args)
+        .env("HOME", home)
+        .env("MCP_CATALOG_PATH", home.join("mcp.json"))
+        .output()
+        .expect("the inspector runs (Node.js and npm are needed)");
+    assert!(out.status.success(), "{}", super::output_text(&out));
+    serde_json::from_slice(&out.stdout).expect("the inspector prints JSON")
+}
+
+/// What the Inspector must see of any server of the small site (`site`): the three tools, and
+/// a `get_model` call of an ID holding `:` answered with the preview server's body.
+pub fn inspector_lists_and_calls(home: &Path, server: &[&std::ffi::OsStr], site: &Path) {
+    let listed = inspector(home, server, &["--method", "tools/list"]);
+    let mut names: Vec<&str> = listed["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["name"].as_str().expect("name"))
+        .collect();
+    names.sort_unstable();
+    assert_eq!(names, ["get_contract", "get_model", "list_models"]);
+    let ids = super::oracle::Inputs::fixture("tests/fixtures/small", super::SMALL_NOW)
+        .order("tokens_30d", "desc");
+    let id = ids
+        .iter()
+        .find(|id| id.contains(':'))
+        .expect("an ID with :");
+    let argument = format!("model_id={id}");
+    let called = inspector(
+        home,
+        server,
+        &[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "get_model",
+            "--tool-arg",
+            &argument,
+        ],
+    );
+    let preview = super::serve_on_loopback(site);
+    let body = exchange(&preview, "GET", &format!("/api/v1/models?model_id={id}")).body;
+    assert_eq!(
+        called["content"][0]["text"],
+        json!(String::from_utf8(body).expect("UTF-8"))
+    );
+    assert_ne!(called["isError"], true);
+}
