@@ -216,6 +216,11 @@ pub enum Connection {
     Stdio,
 }
 
+/// The MCP endpoint of the site at `base_url`.
+pub fn mcp_url(base_url: &str) -> String {
+    format!("{}{MCP_PATH}", base_url.trim_end_matches('/'))
+}
+
 /// The entry MCP clients take in their configuration to reach the site at `base_url`.
 pub fn client_config(base_url: &str, connection: Connection) -> String {
     let base = base_url.trim_end_matches('/');
@@ -223,7 +228,7 @@ pub fn client_config(base_url: &str, connection: Connection) -> String {
     let server = match connection {
         Connection::Url => format!(
             "\"type\": \"http\",\n      \"url\": {}",
-            quoted(&format!("{base}{MCP_PATH}"))
+            quoted(&mcp_url(base))
         ),
         Connection::Stdio => format!(
             "\"command\": \"model-demand\",\n      \"args\": [\"mcp\", \"--base-url\", {}]",

@@ -116,11 +116,6 @@ pub fn about(base_url: &str, docs_url: Option<&str>, supply_enabled: bool) -> Va
     })
 }
 
-/// The `/api/v1/about` body.
-pub fn about_json(base_url: &str, docs_url: Option<&str>, supply_enabled: bool) -> Vec<u8> {
-    to_json(&about(base_url, docs_url, supply_enabled))
-}
-
 /// The JSON Schema of one field and, for objects and arrays, of its members or items.
 fn schema_of(path: &str, table: &[Field]) -> Value {
     let field = table.iter().find(|f| f.path == path);

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use rust_decimal::Decimal;
 
-use crate::catalogue::{client_config, Connection, MCP_PATH};
+use crate::catalogue::{client_config, mcp_url, Connection};
 use crate::contract::DOCUMENTATION_VERSION;
 use crate::query::{self, percent_encode, Order, SortKey};
 use crate::records::{Catalog, ModelRecord, Valued};
@@ -399,11 +399,6 @@ fn mcp_tools() -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// The MCP endpoint of the site at `base_url`.
-fn mcp_url(base_url: &str) -> String {
-    format!("{}{MCP_PATH}", base_url.trim_end_matches('/'))
 }
 
 /// The docs page of a build published at `base_url`; `catalog` is `None` for a site without

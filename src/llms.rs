@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
-use crate::catalogue::{client_config, Connection, MCP_PATH, TOOLS};
+use crate::catalogue::{client_config, mcp_url, Connection, TOOLS};
 use crate::contract;
 use crate::render::ErrorCode;
 
@@ -123,7 +123,8 @@ pub fn llms_txt(base_url: &str, docs_url: Option<&str>) -> String {
     out.push_str("\n## MCP server\n\n");
     let _ = writeln!(
         out,
-        "Agents that use the Model Context Protocol reach this API as tools at `{base}{MCP_PATH}` (Streamable HTTP, stateless, JSON responses): {}. Each tool answers with the API's exact body; a refusal is a tool error whose text is the API's error body. Add it to a client by URL:\n",
+        "Agents that use the Model Context Protocol reach this API as tools at `{}` (Streamable HTTP, stateless, JSON responses): {}. Each tool answers with the API's exact body; a refusal is a tool error whose text is the API's error body. Add it to a client by URL:\n",
+        mcp_url(base),
         TOOLS
             .iter()
             .map(|tool| format!("`{}` ({})", tool.name, tool.summary))

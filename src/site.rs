@@ -275,32 +275,19 @@ fn write_all(
     // manifest is written. The list pages (1,200 per offset) are streamed into it instead.
     let mut entries = Vec::new();
     let launch_enabled = matches!(data, SiteData::Data { catalog, .. } if catalog.supply_enabled);
-    entries.push(writer.write(
-        netlify::ABOUT_FILE,
-        &contract::about_json(
-            &options.base_url,
-            options.docs_url.as_deref(),
-            launch_enabled,
-        ),
-    )?);
-    entries.push(writer.write(
-        "api/openapi.json",
-        &contract::openapi_json(&options.base_url, options.docs_url.as_deref()),
-    )?);
-    entries.push(
-        writer.write(
-            crate::catalogue::CATALOGUE_FILE,
-            &crate::catalogue::Catalogue::new(
-                &contract::openapi(&options.base_url, options.docs_url.as_deref()),
-                &contract::about(
-                    &options.base_url,
-                    options.docs_url.as_deref(),
-                    launch_enabled,
-                ),
-            )
-            .to_json(),
-        )?,
+    // The contract and the OpenAPI document are built once: the MCP catalogue is read from them.
+    let about = contract::about(
+        &options.base_url,
+        options.docs_url.as_deref(),
+        launch_enabled,
     );
+    let openapi = contract::openapi(&options.base_url, options.docs_url.as_deref());
+    entries.push(writer.write(netlify::ABOUT_FILE, &to_json(&about))?);
+    entries.push(writer.write("api/openapi.json", &to_json(&openapi))?);
+    entries.push(writer.write(
+        crate::catalogue::CATALOGUE_FILE,
+        &crate::catalogue::Catalogue::new(&openapi, &about).to_json(),
+    )?);
     entries.push(writer.write(
         crate::llms::LLMS_FILE,
         crate::llms::llms_txt(&options.base_url, options.docs_url.as_deref()).as_bytes(),

@@ -20,13 +20,12 @@ import {
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ANSWER_HEADERS, jsonRpcError, negotiatedVersion, screen } from "./lib/mcp_http.mjs";
-import { pastEndBody, route } from "./lib/query.mjs";
+import { route } from "./lib/query.mjs";
+import { ROUTES, checkRoutes, decisionBody, siteText } from "./lib/site.mjs";
 import { parseJsonFaithfully, parseKeepingNumbers, toolQuery } from "./lib/tool_call.mjs";
 
 /** Where the build writes the MCP catalogue (src/catalogue.rs, CATALOGUE_PATH). */
 export const CATALOGUE = "/_api/mcp.json";
-/** Where the build writes the routing table (src/site.rs, ROUTES). */
-export const ROUTES = "/_api/routes.json";
 /** The API path the routing table decides (src/netlify.rs, MODELS_PATH; models.mjs's declared path). */
 export const MODELS_PATH = "/api/v1/models";
 
@@ -35,21 +34,14 @@ const CAPABILITIES = { tools: {}, resources: {} };
 // The catalogue and the routing table, fetched once per isolate (an isolate serves one deploy).
 let site;
 
-async function siteText(request, path) {
-  const response = await fetch(new URL(path, request.url));
-  if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
-  return response.text();
-}
-
 async function loadSite(request) {
   const [catalogueText, tableText] = await Promise.all([CATALOGUE, ROUTES].map((path) => siteText(request, path)));
   // The tool objects go out as the file writes them (an i64 bound in a schema included).
   const catalogue = parseKeepingNumbers(catalogueText);
-  const table = JSON.parse(tableText);
+  const table = checkRoutes(JSON.parse(tableText));
   if (catalogue.schema_version !== "model-demand.mcp-catalogue.v1") {
     throw new Error(`${CATALOGUE}: unknown schema ${catalogue.schema_version}`);
   }
-  if (table.schema_version !== "model-demand.routes.v1") throw new Error(`${ROUTES}: unknown schema ${table.schema_version}`);
   return { catalogue, table };
 }
 
@@ -65,13 +57,8 @@ async function answer(request, table, path, query) {
     return { status: response.status, body: await response.text() };
   }
   const decision = route(query, table, "GET");
-  if (decision.file) return { status: decision.status, body: await siteText(request, decision.file) };
-  if (decision.errorFile) return { status: decision.status, body: await siteText(request, decision.errorFile) };
-  if (decision.pastEnd) {
-    const { file, query: q, total } = decision.pastEnd;
-    return { status: decision.status, body: pastEndBody(await siteText(request, file), q, total) };
-  }
-  return { status: decision.status, body: decision.body };
+  const body = decision.file ? await siteText(request, decision.file) : await decisionBody(request, decision);
+  return { status: decision.status, body };
 }
 
 /** The tool result of an answer, as `tool_result` in src/mcp/tools.rs makes it. */

@@ -11,7 +11,10 @@
 //     server's ETag;
 //   - if anything fails (the routing table cannot be read, a fetch fails), the function steps
 //     aside and the static rules answer, which are exact for every plain request.
-import { etagOf, notModified, pastEndBody, rawQuery, route } from "./lib/query.mjs";
+import { etagOf, notModified, rawQuery, route } from "./lib/query.mjs";
+import { decisionBody, loadRoutes } from "./lib/site.mjs";
+
+export { ROUTES } from "./lib/site.mjs";
 
 /** The headers `_headers` gives every JSON path (src/netlify.rs, JSON_HEADERS). */
 export const HEADERS = {
@@ -20,40 +23,15 @@ export const HEADERS = {
   "Cache-Control": "public, max-age=0, must-revalidate",
 };
 
-/** Where the build writes the routing table (src/site.rs, ROUTES). */
-export const ROUTES = "/_api/routes.json";
-
 // The routing table, fetched once per isolate (an isolate serves one deploy).
 let table;
 
-async function siteText(request, path) {
-  const response = await fetch(new URL(path, request.url));
-  if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
-  return response.text();
-}
-
-async function loadTable(request) {
-  const routes = JSON.parse(await siteText(request, ROUTES));
-  if (routes.schema_version !== "model-demand.routes.v1") {
-    throw new Error(`${ROUTES}: unknown schema ${routes.schema_version}`);
-  }
-  return routes;
-}
-
 export default async function models(request, _context) {
   try {
-    table ??= loadTable(request);
+    table ??= loadRoutes(request);
     const decision = route(rawQuery(request.url), await table, request.method);
     if (decision.file) return new URL(decision.file, request.url);
-    let body;
-    if (decision.errorFile) {
-      body = await siteText(request, decision.errorFile);
-    } else if (decision.pastEnd) {
-      const { file, query, total } = decision.pastEnd;
-      body = pastEndBody(await siteText(request, file), query, total);
-    } else {
-      body = decision.body;
-    }
+    const body = await decisionBody(request, decision);
     const headers = { ...HEADERS };
     if (decision.allow) headers.Allow = decision.allow;
     if (decision.status === 200) {

@@ -119,16 +119,12 @@ pub fn answer(server: &ApiServer, results: &Results, request: &mut tiny_http::Re
         Err(_) => return refusal(400, INVALID_REQUEST, "Invalid request"),
     };
     let call = Call::of(&value, &message, &version);
-    if let Some(body) = call.as_ref().and_then(|call| results.answer(call)) {
-        let Body::Around(head, result, tail) = &body else {
-            return refusal(500, -32603, "Internal error");
-        };
-        let length = (head.len() + result.len() + tail.len()) as u64;
+    if let Some((head, result, tail)) = call.as_ref().and_then(|call| results.answer(call)) {
         return Answer {
             status: 200,
             headers: headers(true),
-            length,
-            body,
+            length: (head.len() + result.len() + tail.len()) as u64,
+            body: Body::Around(head, result, tail),
         };
     }
     match mcp::answer_one(server, message, version) {

@@ -11,11 +11,13 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-use super::router::Body;
 use crate::mcp::{ClientJsonRpcMessage, ProtocolVersion, ServerJsonRpcMessage};
 
 /// The most bytes of results kept (the sample's largest page is about 200 kB a result).
 pub const MAX_BYTES: usize = 64 * 1024 * 1024;
+
+/// A response as the bytes before a kept result, the result, and the bytes after it.
+pub type Spliced = (Vec<u8>, Arc<[u8]>, &'static [u8]);
 
 /// Kept results by call.
 #[derive(Default)]
@@ -67,11 +69,11 @@ impl Call {
 }
 
 impl Results {
-    /// The body answering `call` from a kept result, when there is one: the response's bytes
-    /// before the result, the result, and after it.
-    pub fn answer(&self, call: &Call) -> Option<Body> {
+    /// The answer to `call` from a kept result, when there is one: the response's bytes before
+    /// the result, the result, and after it (a [`Body::Around`](super::router::Body::Around)).
+    pub fn answer(&self, call: &Call) -> Option<Spliced> {
         let result = self.lock().by_call.get(&call.key).cloned()?;
-        Some(Body::Around(head(&call.id), result, TAIL))
+        Some((head(&call.id), result, TAIL))
     }
 
     /// Keeps the result of `answer`, the handler's answer to `call` serialized as `bytes`, when
@@ -149,11 +151,8 @@ mod tests {
         (answer, bytes)
     }
 
-    fn joined(body: Body) -> Vec<u8> {
-        match body {
-            Body::Around(head, kept, tail) => [head.as_slice(), &kept, tail].concat(),
-            other => panic!("{other:?}"),
-        }
+    fn joined((head, kept, tail): Spliced) -> Vec<u8> {
+        [head.as_slice(), &kept, tail].concat()
     }
 
     #[test]
