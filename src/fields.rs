@@ -76,7 +76,7 @@ pub const TIMESTAMP: &str = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]
 /// A calendar date `YYYY-MM-DD`.
 pub const DATE: &str = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$";
 /// A model, release or route ID.
-pub const MODEL_ID: &str = "^[a-z0-9][a-z0-9._:/-]*$";
+pub const MODEL_ID: &str = "^[A-Za-z0-9][A-Za-z0-9._:/-]*$";
 /// A reason code.
 pub const REASON_CODE: &str = "^[a-z][a-z0-9_]*$";
 /// A name token (architecture, format).

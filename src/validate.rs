@@ -134,14 +134,32 @@ pub fn format_date(date: Date) -> String {
     )
 }
 
-/// True for a model, release or route ID: `^[a-z0-9][a-z0-9._:/-]*$`, at most 200 characters.
+/// True for a model, release or route ID: `^[A-Za-z0-9][A-Za-z0-9._:/-]*$`, at most 200
+/// characters. IDs are case-sensitive (DESIGN §2, amended 2026-11-25): real rankings rows carry
+/// `perplexity/pplx-embed-v1-0.6B`, and `…-0.6B` and `…-0.6b` are two IDs.
 pub fn is_model_id(text: &str) -> bool {
     let b = text.as_bytes();
     !b.is_empty()
         && b.len() <= MAX_ID_LEN
-        && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
+        && b[0].is_ascii_alphanumeric()
         && b.iter()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || b"._:/-".contains(c))
+            .all(|c| c.is_ascii_alphanumeric() || b"._:/-".contains(c))
+}
+
+/// Which part of the ID rule `text` breaks, for a message naming it; `None` for an ID.
+pub fn model_id_problem(text: &str) -> Option<&'static str> {
+    let b = text.as_bytes();
+    if b.is_empty() {
+        Some("empty")
+    } else if b.len() > MAX_ID_LEN {
+        Some("longer than 200 characters")
+    } else if !b[0].is_ascii_alphanumeric() {
+        Some("does not start with a letter or digit")
+    } else if is_model_id(text) {
+        None
+    } else {
+        Some("a character outside A-Z a-z 0-9 . _ : / -")
+    }
 }
 
 /// True for a reason code: `^[a-z][a-z0-9_]*$`.
@@ -242,7 +260,8 @@ pub fn model_id(problems: &mut Problems, path: &str, value: &Raw) -> Option<Stri
         problems.add(
             path,
             format!(
-                "must match ^[a-z0-9][a-z0-9._:/-]*$ with at most {MAX_ID_LEN} characters, got {}",
+                "must match {} with at most {MAX_ID_LEN} characters, got {}",
+                crate::fields::MODEL_ID,
                 value.describe()
             ),
         );
@@ -301,8 +320,14 @@ mod tests {
     #[test]
     fn identifiers_and_codes() {
         assert!(is_model_id("deepseek/deepseek-chat-v3-0324:free"));
-        assert!(!is_model_id("Deepseek/x"));
+        // Case-sensitive and upper case allowed (DESIGN §2, amended 2026-11-25).
+        assert!(is_model_id("perplexity/pplx-embed-v1-0.6B"));
+        assert!(is_model_id("Deepseek/x"));
         assert!(!is_model_id("-x"));
+        assert!(!is_model_id(""));
+        assert!(!is_model_id("a b"));
+        assert!(!is_model_id("é/x"));
+        assert!(!is_model_id("a/x?y"));
         assert!(!is_model_id(&"a".repeat(201)));
         assert!(is_model_id(&"a".repeat(200)));
         assert!(is_reason_code("closed_weights"));

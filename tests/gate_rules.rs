@@ -251,9 +251,9 @@ rule!(
 rule!(
     row_model_id_pattern,
     "export",
-    |v| v["days"][1]["rows"][0]["model_id"] = json!("Acme/Alpha"),
+    |v| v["days"][1]["rows"][0]["model_id"] = json!("acme/al pha"),
     "$.days[1].rows[0].model_id",
-    "must match ^[a-z0-9][a-z0-9._:/-]*$"
+    "must match ^[A-Za-z0-9][A-Za-z0-9._:/-]*$"
 );
 rule!(
     row_model_id_length,

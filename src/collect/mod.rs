@@ -31,7 +31,7 @@ use crate::validate::Timestamp;
 use self::facts::Evidence;
 use self::http::{Client, Secret};
 use self::huggingface::Hub;
-use self::openrouter::{Catalog, CatalogJoin, DemandDay};
+use self::openrouter::{Catalog, CatalogJoin, DemandDay, SlugMatch};
 use self::policy::Policy;
 use self::report::RunReport;
 pub use self::routes::CollectedRoute;
@@ -329,8 +329,16 @@ fn gather(plan: &Plan<'_>, client: &Client, run: &mut RunReport) -> Result<Colle
         crate::validate::format_date(end)
     ));
     let rankings = fetch_rankings(client, or_base, key, start, end, cutoff)?;
-    let new_days = openrouter::demand_days(&rankings.data, start, end)
+    let demand = openrouter::demand_days(&rankings.data, start, end)
         .map_err(|e| collect_error(format!("rankings-daily answered malformed rows: {e}")))?;
+    run.record_folded_rows(&demand.folded);
+    if !demand.folded.is_empty() {
+        progress(format!(
+            "collect: {} rankings row(s) with no publishable model ID counted in their day's other tokens (the run report names them)",
+            demand.folded.len()
+        ));
+    }
+    let new_days = demand.days;
     let days = merge_days(previous_export.as_ref(), &new_days, end);
     let window_start = crate::export::window_start(end);
     let served: BTreeSet<String> = days
@@ -477,10 +485,18 @@ fn join_catalog<'a>(
     let joins: BTreeMap<&str, CatalogJoin> = served
         .iter()
         .map(|id| {
-            let slug = policy
+            let reviewed = policy
                 .catalog_match(id)
                 .map(|m| m.canonical_slug.as_str())
                 .filter(|s| slugs.contains(s));
+            let slug = reviewed.or_else(|| {
+                let found = openrouter::match_slug(openrouter::release_id(id), &slugs);
+                run.record_slug_match(id, &found);
+                match found {
+                    SlugMatch::ByCase(slug) => Some(slug),
+                    SlugMatch::AsWritten | SlugMatch::Ambiguous(_) => None,
+                }
+            });
             (id.as_str(), openrouter::join(id, &catalog.entries, slug))
         })
         .collect();

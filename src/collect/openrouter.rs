@@ -5,7 +5,7 @@
 //! The raw types accept members they do not name: a source adding a field must not stop the
 //! nightly job. What the export needs is checked here and again by the gate.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::str::FromStr;
 
 use rust_decimal::{Decimal, RoundingStrategy};
@@ -65,14 +65,43 @@ pub struct DemandDay {
     pub rows: Vec<(String, u128)>,
 }
 
+/// A rankings row whose permaslug no ID rule can accept (empty, over 200 characters, a
+/// character outside the grammar of DESIGN §2): it is no model, and its tokens go into its
+/// day's `other` bucket so the market total stays whole (DESIGN §9). The run report names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoldedRow {
+    /// Its index in the response's `data`.
+    pub index: usize,
+    /// Its date.
+    pub date: Date,
+    /// The permaslug as the source wrote it.
+    pub permaslug: String,
+    /// Its tokens, now part of the day's `other_tokens`.
+    pub tokens: u128,
+    /// Which part of the ID rule it breaks.
+    pub why: &'static str,
+}
+
+/// The delivered days, and the rows folded into their day's `other` bucket.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Demand {
+    /// One entry per delivered date, in date order.
+    pub days: Vec<DemandDay>,
+    /// Rows whose permaslug is no publishable ID, in source order.
+    pub folded: Vec<FoldedRow>,
+}
+
 /// Turns rankings rows into days: dates outside `[start, end]` are ignored (the source may
 /// include the day in progress), a date with only an `other` row is an empty day, and a date
 /// with no row at all is absent. Rows of zero tokens are dropped, as the source itself drops
-/// them before ranking. A malformed row is an error naming it.
-pub fn demand_days(rows: &[RankingRow], start: Date, end: Date) -> Result<Vec<DemandDay>, String> {
+/// them before ranking. A row whose permaslug is no ID is folded into its day's `other`
+/// bucket, never a reason to lose the night. A malformed date or token count is an error
+/// naming the row.
+pub fn demand_days(rows: &[RankingRow], start: Date, end: Date) -> Result<Demand, String> {
     // Per date: the `other` total when its row came, and the model rows.
     type Parts = (Option<u128>, Vec<(String, u128)>);
     let mut days: BTreeMap<Date, Parts> = BTreeMap::new();
+    let mut folded = Vec::new();
     for (i, row) in rows.iter().enumerate() {
         let date = crate::validate::parse_date(&row.date)
             .ok_or_else(|| format!("data[{i}].date {:?} is not a date", row.date))?;
@@ -87,11 +116,22 @@ pub fn demand_days(rows: &[RankingRow], start: Date, end: Date) -> Result<Vec<De
         let day = days.entry(date).or_insert((None, Vec::new()));
         if row.model_permaslug == OTHER {
             day.0 = Some(day.0.unwrap_or(0) + tokens);
+        } else if let Some(why) = crate::validate::model_id_problem(&row.model_permaslug) {
+            // Counted in the market total as the long tail is; `other` stays known because
+            // the row's tokens are known.
+            day.0 = Some(day.0.unwrap_or(0) + tokens);
+            folded.push(FoldedRow {
+                index: i,
+                date,
+                permaslug: row.model_permaslug.clone(),
+                tokens,
+                why,
+            });
         } else if tokens > 0 {
             day.1.push((row.model_permaslug.clone(), tokens));
         }
     }
-    Ok(days
+    let days = days
         .into_iter()
         .map(|(date, (other, rows))| DemandDay {
             date,
@@ -99,7 +139,8 @@ pub fn demand_days(rows: &[RankingRow], start: Date, end: Date) -> Result<Vec<De
             other_tokens: Some(other.unwrap_or(0)),
             rows,
         })
-        .collect())
+        .collect();
+    Ok(Demand { days, folded })
 }
 
 /// One catalog entry that may be a route, with the members the join needs.
@@ -240,6 +281,37 @@ pub fn join(model_id: &str, catalog: &[CatalogEntry], slug: Option<&str>) -> Cat
             .collect(),
         hugging_face_repo,
         release_entries: entries.len(),
+    }
+}
+
+/// How a demand model's release ID found its catalog `canonical_slug` (DESIGN §9, amended
+/// 2026-11-25): IDs are case-sensitive, so the exact slug wins; the rankings have been seen to
+/// write a letter's case differently from the catalog (`perplexity/pplx-embed-v1-0.6B` against
+/// the catalog's lowercase ID), so one slug equal but for ASCII letter case is taken next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SlugMatch<'a> {
+    /// The release ID as written: a slug equals it, or none equals it in any case.
+    AsWritten,
+    /// The one slug equal to the release ID but for letter case.
+    ByCase(&'a str),
+    /// Several slugs equal to it but for letter case: none is taken.
+    Ambiguous(Vec<&'a str>),
+}
+
+/// The slug `release` joins, among the catalog's distinct `slugs` (see [`SlugMatch`]).
+pub fn match_slug<'a>(release: &str, slugs: &BTreeSet<&'a str>) -> SlugMatch<'a> {
+    if slugs.contains(release) {
+        return SlugMatch::AsWritten;
+    }
+    let mut by_case: Vec<&'a str> = slugs
+        .iter()
+        .copied()
+        .filter(|s| s.eq_ignore_ascii_case(release))
+        .collect();
+    match by_case.len() {
+        0 => SlugMatch::AsWritten,
+        1 => SlugMatch::ByCase(by_case.remove(0)),
+        _ => SlugMatch::Ambiguous(by_case),
     }
 }
 
@@ -541,7 +613,9 @@ mod tests {
             row("2026-11-03", "other", "9"),
             row("2026-11-09", "a/x", "1"),
         ];
-        let days = demand_days(&rows, date("2026-11-01"), date("2026-11-05")).expect("rows");
+        let demand = demand_days(&rows, date("2026-11-01"), date("2026-11-05")).expect("rows");
+        assert!(demand.folded.is_empty());
+        let days = demand.days;
         assert_eq!(days.len(), 3, "11-04 absent, 11-09 outside");
         assert_eq!(days[0].other_tokens, Some(5));
         assert_eq!(
@@ -551,6 +625,66 @@ mod tests {
         );
         assert_eq!(days[2].rows, vec![], "only an other row: present, empty");
         assert_eq!(days[2].other_tokens, Some(9));
+    }
+
+    #[test]
+    fn ids_keep_their_case_and_rows_no_rule_accepts_go_into_other() {
+        let long = format!("a/{}", "x".repeat(199));
+        let rows = [
+            row("2026-11-01", "perplexity/pplx-embed-v1-0.6B", "10"),
+            row("2026-11-01", "perplexity/pplx-embed-v1-0.6b", "4"),
+            row("2026-11-01", "", "3"),
+            row("2026-11-01", "a/b c", "2"),
+            row("2026-11-01", &long, "1"),
+            row("2026-11-01", "other", "100"),
+            // A day whose only row is no ID: present, empty, its tokens the tail.
+            row("2026-11-02", "-x", "7"),
+        ];
+        let demand = demand_days(&rows, date("2026-11-01"), date("2026-11-02")).expect("rows");
+        let day = &demand.days[0];
+        assert_eq!(
+            day.rows,
+            vec![
+                ("perplexity/pplx-embed-v1-0.6B".to_string(), 10),
+                ("perplexity/pplx-embed-v1-0.6b".to_string(), 4),
+            ],
+            "two IDs, case kept"
+        );
+        assert_eq!(day.other_tokens, Some(106), "100 + 3 + 2 + 1: the market total whole");
+        assert_eq!(demand.days[1].rows, vec![]);
+        assert_eq!(demand.days[1].other_tokens, Some(7));
+        let named: Vec<(usize, &str, u128)> = demand
+            .folded
+            .iter()
+            .map(|f| (f.index, f.permaslug.as_str(), f.tokens))
+            .collect();
+        assert_eq!(
+            named,
+            vec![(2, "", 3), (3, "a/b c", 2), (4, long.as_str(), 1), (6, "-x", 7)]
+        );
+    }
+
+    #[test]
+    fn the_exact_slug_first_then_one_equal_but_for_case() {
+        let slugs: BTreeSet<&str> = [
+            "perplexity/pplx-embed-v1-0.6b",
+            "acme/x",
+            "two/Ways",
+            "two/ways",
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(match_slug("acme/x", &slugs), SlugMatch::AsWritten);
+        assert_eq!(
+            match_slug("perplexity/pplx-embed-v1-0.6B", &slugs),
+            SlugMatch::ByCase("perplexity/pplx-embed-v1-0.6b")
+        );
+        assert_eq!(match_slug("two/Ways", &slugs), SlugMatch::AsWritten, "exact wins");
+        assert_eq!(
+            match_slug("TWO/WAYS", &slugs),
+            SlugMatch::Ambiguous(vec!["two/Ways", "two/ways"])
+        );
+        assert_eq!(match_slug("nobody/x", &slugs), SlugMatch::AsWritten);
     }
 
     #[test]

@@ -254,7 +254,7 @@ mod tests {
     fn every_problem_is_named_with_its_path() {
         let problems = check(
             r#"{"policy_schema_version":"v0","terms_checked_at":"2026-11-23",
-                "fresh_for_hours":0,"closed_weights":[{"prefix":"Bad","source_url":"http://x"},{"extra":1}],
+                "fresh_for_hours":0,"closed_weights":[{"prefix":"-bad","source_url":"http://x"},{"extra":1}],
                 "more":true}"#,
         )
         .expect_err("refused");
@@ -277,7 +277,7 @@ mod tests {
     fn catalog_matches_are_gated_and_found_by_model_or_release_id() {
         let base = r#""policy_schema_version":"model-demand.policy.v1","terms_checked_at":"2026-11-23T10:00:00Z","fresh_for_hours":32,"closed_weights":[]"#;
         let problems = check(&format!(
-            r#"{{{base},"catalog_matches":[{{"model_id":"Acme/x","canonical_slug":"acme/x:free","note":""}},
+            r#"{{{base},"catalog_matches":[{{"model_id":"Acme x","canonical_slug":"acme/x:free","note":""}},
                 {{"model_id":"acme-ai/y","canonical_slug":"acme/y"}},{{"model_id":"acme-ai/y","canonical_slug":"acme/y","note":"n"}},7]}}"#
         ))
         .expect_err("refused");

@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::export::{Availability, Fact, FACTS};
 
 use super::http::Client;
-use super::openrouter::Catalog;
+use super::openrouter::{Catalog, FoldedRow, SlugMatch};
 use super::policy::Policy;
 use super::routes::Routes;
 
@@ -44,6 +44,15 @@ pub struct RunReport {
     pub models_served: u64,
     /// Served models with no catalog entry (their permaslugs): a join the policy may fix.
     pub models_without_catalog_entry: Vec<String>,
+    /// Served models whose release ID equals no catalog `canonical_slug` exactly but one or
+    /// more but for letter case: joined when exactly one does. Absent in reports written
+    /// before IDs were case-sensitive.
+    #[serde(default)]
+    pub catalog_joins_by_case: Vec<CaseJoin>,
+    /// Rankings rows whose permaslug is no publishable ID: their tokens were counted in their
+    /// day's `other_tokens`, so the market total stays whole. Absent in older reports.
+    #[serde(default)]
+    pub rows_folded_into_other: Vec<FoldedRowSection>,
     /// The catalog: `read` or `failed`, with the entries skipped.
     pub catalog: CatalogSection,
     /// The policy's `catalog_matches` and what became of each.
@@ -69,6 +78,34 @@ pub struct RunReport {
     /// before it was counted.
     #[serde(default)]
     pub requests_over_budget: u64,
+}
+
+/// A served model joined (or not) by a slug equal to its release ID but for letter case.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CaseJoin {
+    /// The demand model's ID, as the rankings write it.
+    pub model_id: String,
+    /// The catalog slugs equal to its release ID but for letter case.
+    pub canonical_slugs: Vec<String>,
+    /// True when exactly one matched and the model was joined to it.
+    pub joined: bool,
+}
+
+/// One rankings row whose permaslug no ID rule accepts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FoldedRowSection {
+    /// `data[i]` of the rankings response.
+    pub row: String,
+    /// The row's date.
+    pub date: String,
+    /// The permaslug as sent, cut to its first 200 characters.
+    pub permaslug: String,
+    /// Its length in characters.
+    pub permaslug_chars: u64,
+    /// Its tokens (a decimal string), now part of the day's `other_tokens`.
+    pub total_tokens: String,
+    /// Which part of the ID rule it breaks.
+    pub why: String,
 }
 
 /// The catalog's part of the report.
@@ -259,6 +296,35 @@ impl RunReport {
                 })
                 .collect(),
         };
+    }
+
+    /// Rankings rows folded into their day's `other` bucket.
+    pub fn record_folded_rows(&mut self, rows: &[FoldedRow]) {
+        self.rows_folded_into_other = rows
+            .iter()
+            .map(|r| FoldedRowSection {
+                row: format!("data[{}]", r.index),
+                date: crate::validate::format_date(r.date),
+                permaslug: r.permaslug.chars().take(crate::validate::MAX_ID_LEN).collect(),
+                permaslug_chars: r.permaslug.chars().count() as u64,
+                total_tokens: r.tokens.to_string(),
+                why: r.why.to_string(),
+            })
+            .collect();
+    }
+
+    /// How a served model's release found its catalog slug, when letter case mattered.
+    pub fn record_slug_match(&mut self, model_id: &str, found: &SlugMatch<'_>) {
+        let (canonical_slugs, joined) = match found {
+            SlugMatch::AsWritten => return,
+            SlugMatch::ByCase(slug) => (vec![slug.to_string()], true),
+            SlugMatch::Ambiguous(slugs) => (slugs.iter().map(|s| s.to_string()).collect(), false),
+        };
+        self.catalog_joins_by_case.push(CaseJoin {
+            model_id: model_id.to_string(),
+            canonical_slugs,
+            joined,
+        });
     }
 
     /// What became of each reviewed `catalog_matches` entry; `slugs` are the catalog's
@@ -527,6 +593,46 @@ impl RunReport {
                 let _ = writeln!(md, "- `{}`", cell(id));
             }
         }
+        if !self.catalog_joins_by_case.is_empty() {
+            md.push_str("\n**Joined to the catalog by letter case** (the rankings and the catalog write the ID differently; IDs are published as the rankings write them):\n\n");
+            for j in &self.catalog_joins_by_case {
+                let slugs: Vec<String> = j
+                    .canonical_slugs
+                    .iter()
+                    .map(|s| format!("`{}`", cell(s)))
+                    .collect();
+                let _ = writeln!(
+                    md,
+                    "- `{}` → {}{}",
+                    cell(&j.model_id),
+                    slugs.join(", "),
+                    if j.joined {
+                        ""
+                    } else {
+                        ": several slugs, none taken (add a reviewed `catalog_matches` entry)"
+                    }
+                );
+            }
+        }
+        if !self.rows_folded_into_other.is_empty() {
+            md.push_str("\n**Rankings rows with no publishable model ID** (counted in their day's other tokens; the market total stays whole):\n\n");
+            for r in &self.rows_folded_into_other {
+                let _ = writeln!(
+                    md,
+                    "- {} ({}): `{}`{}, {} tokens: {}",
+                    r.row,
+                    r.date,
+                    cell(&r.permaslug),
+                    if r.permaslug_chars > crate::validate::MAX_ID_LEN as u64 {
+                        format!("… ({} characters)", r.permaslug_chars)
+                    } else {
+                        String::new()
+                    },
+                    r.total_tokens,
+                    cell(&r.why)
+                );
+            }
+        }
         let ignored: Vec<&MatchOutcome> = self
             .catalog_matches
             .iter()
@@ -643,6 +749,32 @@ mod tests {
             last_status: Some(500),
             reason: "answered 500 4 time(s)".to_string(),
         });
+        report.record_slug_match(
+            "perplexity/pplx-embed-v1-0.6B",
+            &SlugMatch::ByCase("perplexity/pplx-embed-v1-0.6b"),
+        );
+        report.record_slug_match("x/Y", &SlugMatch::Ambiguous(vec!["x/Y2", "x/y"]));
+        report.record_slug_match("x/z", &SlugMatch::AsWritten);
+        let long = format!("a/{}", "b".repeat(300));
+        report.record_folded_rows(&[
+            FoldedRow {
+                index: 7,
+                date: crate::validate::parse_date("2026-11-20").expect("date"),
+                permaslug: "a/`b` c".to_string(),
+                tokens: 12,
+                why: "a character outside A-Z a-z 0-9 . _ : / -",
+            },
+            FoldedRow {
+                index: 9,
+                date: crate::validate::parse_date("2026-11-20").expect("date"),
+                permaslug: long,
+                tokens: 1,
+                why: "longer than 200 characters",
+            },
+        ]);
+        assert_eq!(report.catalog_joins_by_case.len(), 2, "the exact join is not listed");
+        assert_eq!(report.rows_folded_into_other[1].permaslug.len(), 200);
+        assert_eq!(report.rows_folded_into_other[1].permaslug_chars, 302);
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join("report.json");
         report.write(&path).expect("written");
@@ -652,6 +784,16 @@ mod tests {
         assert!(md.contains("`acme-ai/x\\|y`"), "{md}");
         assert!(md.contains("catalog_matches"), "{md}");
         assert!(md.contains("- `a/b` (`a/b`): 500"), "{md}");
+        assert!(
+            md.contains("- `perplexity/pplx-embed-v1-0.6B` → `perplexity/pplx-embed-v1-0.6b`\n"),
+            "{md}"
+        );
+        assert!(md.contains("- `x/Y` → `x/Y2`, `x/y`: several slugs, none taken"), "{md}");
+        assert!(
+            md.contains("- data[7] (2026-11-20): `a/'b' c`, 12 tokens: a character outside"),
+            "{md}"
+        );
+        assert!(md.contains("… (302 characters), 1 tokens"), "{md}");
 
         let foreign = dir.path().join("notes.json");
         std::fs::write(&foreign, b"{\"mine\":true}").expect("write");
