@@ -154,7 +154,7 @@ pub fn model_id_problem(text: &str) -> Option<&'static str> {
     } else if b.len() > MAX_ID_LEN {
         Some("longer than 200 characters")
     } else if !b[0].is_ascii_alphanumeric() {
-        Some("does not start with a letter or digit")
+        Some("does not start with A-Z, a-z or 0-9")
     } else if is_model_id(text) {
         None
     } else {

@@ -79,8 +79,9 @@ fn aliases_and_ids_the_api_cannot_publish_are_never_routes_nor_repositories() {
         json!({"id": "acme/alpha-latest", "canonical_slug": "acme/alpha-2026-01",
         "alias_target": "acme/alpha", "hugging_face_id": "evil/alias-repo"}),
     );
+    // Upper case is part of the ID grammar now (DESIGN §2, amended); a space is not.
     data.push(
-        json!({"id": "Acme/Alpha-Upper", "canonical_slug": "acme/alpha-2026-01",
+        json!({"id": "acme/alpha upper", "canonical_slug": "acme/alpha-2026-01",
         "hugging_face_id": "evil/upper-repo"}),
     );
     data.push(json!({"canonical_slug": "acme/alpha-2026-01"}));
@@ -93,7 +94,7 @@ fn aliases_and_ids_the_api_cannot_publish_are_never_routes_nor_repositories() {
     result.expect("collected");
 
     let asked: Vec<String> = standin.log().into_iter().map(|r| r.target).collect();
-    for never in ["latest", "Upper", "evil"] {
+    for never in ["latest", "upper", "evil"] {
         assert!(
             !asked.iter().any(|t| t.contains(never)),
             "{never} was requested: {asked:?}"
@@ -128,7 +129,7 @@ fn aliases_and_ids_the_api_cannot_publish_are_never_routes_nor_repositories() {
         ("~x-ai/grok-latest", "alias", Some("x-ai/grok-4.6")),
         ("~acme/alpha-latest", "alias", Some("acme/alpha")),
         ("acme/alpha-latest", "alias", Some("acme/alpha")),
-        ("Acme/Alpha-Upper", "id_rule", None),
+        ("acme/alpha upper", "id_rule", None),
     ];
     for expected in expected_skips {
         assert!(skipped.contains(&expected), "{expected:?} in {skipped:?}");
@@ -491,6 +492,183 @@ fn policy_with(dir: &Path, matches: Value) -> PathBuf {
     path
 }
 
+/// Issue 35: a rankings row as captured from rankings-daily (`perplexity/pplx-embed-v1-0.6B`,
+/// five days from 2026-07-29, its catalog ID lowercase) cost every night while the gate took
+/// only lower case. Now it is a model of its own ID, joined to the catalog by letter case, and
+/// the rows no rule can accept (empty, over 200 characters, a character outside the grammar)
+/// go into their day's `other` tokens: the night is written, the market total whole.
+#[test]
+fn an_upper_case_permaslug_is_served_as_written_and_unpublishable_rows_go_into_other() {
+    let standin = StandIn::start();
+    sources::script_openrouter(&standin);
+    let upper = "perplexity/pplx-embed-v1-0.6B";
+    let lower = "perplexity/pplx-embed-v1-0.6b";
+    let long = format!("acme/{}", "x".repeat(196));
+    let base = sources::rankings_rows();
+    let mut rows = Vec::new();
+    for day in 0..40 {
+        // Each day's rows as the source orders them: models, then `other` last.
+        let (mut models, other): (Vec<_>, Vec<_>) = base
+            .iter()
+            .filter(|r| r.0 == sources::date(day))
+            .cloned()
+            .partition(|r| r.1 != "other");
+        if day >= 35 {
+            models.push((sources::date(day), upper.to_string(), 9_000 + day as u128));
+            models.push((sources::date(day), String::new(), 11));
+            models.push((sources::date(day), "acme/has space".to_string(), 13));
+            models.push((sources::date(day), long.clone(), 17));
+            models.push((sources::date(day), "ünïcode/model".to_string(), 19));
+        }
+        rows.extend(models);
+        rows.extend(other);
+    }
+    standin.route(
+        &sources::rankings_target(),
+        vec![Reply::json(sources::rankings_body(
+            &rows,
+            "2026-11-21T02:00:00Z",
+        ))],
+    );
+    let mut catalog: Value = serde_json::from_slice(&sources::catalog_body("")).expect("json");
+    catalog["data"]
+        .as_array_mut()
+        .expect("data")
+        .push(json!({"id": lower, "canonical_slug": lower, "hugging_face_id": ""}));
+    standin.route(
+        sources::CATALOG_TARGET,
+        vec![Reply::json(serde_json::to_vec(&catalog).expect("json"))],
+    );
+    standin.route(
+        &sources::endpoints_target(lower),
+        vec![Reply::json(sources::endpoints_body(
+            lower,
+            sources::default_endpoints(lower),
+        ))],
+    );
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (result, report) = run_with(&standin, dir.path(), |o| o);
+    result.expect("the night is written");
+    let out = dir.path().join("out");
+    let export = read_json(&out.join("export.json"));
+
+    // The model keeps its ID as written, case and all.
+    let ids: Vec<&str> = export["models"]
+        .as_array()
+        .expect("models")
+        .iter()
+        .filter_map(|m| m["model_id"].as_str())
+        .collect();
+    assert!(ids.contains(&upper), "{ids:?}");
+    assert!(!ids.contains(&lower), "{ids:?}");
+    // Every day keeps its market total: the unpublishable rows are in `other`.
+    for day in export["days"].as_array().expect("days") {
+        let date = day["date"].as_str().expect("date");
+        let offset = (0..40)
+            .find(|d| sources::date(*d) == date)
+            .expect("a requested date");
+        let delivered: u128 = rows.iter().filter(|r| r.0 == date).map(|r| r.2).sum();
+        let in_rows: u128 = day["rows"]
+            .as_array()
+            .expect("rows")
+            .iter()
+            .map(|r| {
+                r["total_tokens"]
+                    .as_str()
+                    .expect("tokens")
+                    .parse::<u128>()
+                    .expect("n")
+            })
+            .sum();
+        let other: u128 = day["other_tokens"]
+            .as_str()
+            .expect("known")
+            .parse()
+            .expect("n");
+        assert_eq!(
+            in_rows + other,
+            delivered,
+            "{date}: the market total stays whole"
+        );
+        if offset >= 35 {
+            assert!(
+                day["rows"]
+                    .as_array()
+                    .expect("rows")
+                    .iter()
+                    .any(|r| r["model_id"] == upper),
+                "{date}"
+            );
+        }
+    }
+    // Joined by letter case to the catalog's lowercase slug: its route is the catalog's ID.
+    let route = routes_written(&out)
+        .into_iter()
+        .find(|r| r["model_id"] == upper)
+        .expect("a route for the upper-case model");
+    assert_eq!(route["route_id"], lower);
+    assert_eq!(supply_states(&out)[upper].0, "available");
+    assert!(!report
+        .models_without_catalog_entry
+        .iter()
+        .any(|m| m == upper));
+    assert_eq!(report.catalog_joins_by_case.len(), 1);
+    assert_eq!(report.catalog_joins_by_case[0].model_id, upper);
+    assert_eq!(report.catalog_joins_by_case[0].canonical_slugs, [lower]);
+    assert!(report.catalog_joins_by_case[0].joined);
+
+    // The report names every folded row: 4 a day over the 5 days.
+    let folded = &report.rows_folded_into_other;
+    assert_eq!(folded.len(), 20, "{folded:?}");
+    let whys: std::collections::BTreeSet<&str> = folded.iter().map(|f| f.why.as_str()).collect();
+    assert_eq!(
+        whys,
+        [
+            "a character outside A-Z a-z 0-9 . _ : / -",
+            "does not start with A-Z, a-z or 0-9",
+            "empty",
+            "longer than 200 characters",
+        ]
+        .into_iter()
+        .collect()
+    );
+    let first = folded
+        .iter()
+        .find(|f| f.permaslug == "acme/has space")
+        .expect("named");
+    assert_eq!(first.date, sources::date(35));
+    assert_eq!(first.total_tokens, "13");
+    let index: usize = first
+        .row
+        .strip_prefix("data[")
+        .and_then(|r| r.strip_suffix(']'))
+        .and_then(|n| n.parse().ok())
+        .expect("data[i]");
+    assert_eq!(
+        rows[index].1, "acme/has space",
+        "the row named is the row served"
+    );
+    let md = report.to_markdown();
+    assert!(
+        md.contains("Rankings rows with no publishable model ID"),
+        "{md}"
+    );
+    assert!(md.contains("Joined to the catalog by letter case"), "{md}");
+
+    // What collect wrote is served under the ID as written, and only under it.
+    let inputs = model_demand::load(&out.join("export.json"), Some(&out.join("supply.json")))
+        .expect("accepted");
+    let catalog = inputs.catalog(model_demand::parse_now(sources::NOW).expect("now"));
+    let api = model_demand::render::Api::new(&catalog);
+    let found = api.answer(&format!(
+        "model_id={}",
+        model_demand::query::percent_encode(upper)
+    ));
+    assert_eq!(found.status, 200);
+    assert_eq!(api.answer(&format!("model_id={lower}")).status, 404);
+}
+
 #[test]
 fn a_permaslug_named_differently_is_joined_only_by_a_reviewed_match() {
     let standin = StandIn::start();
@@ -585,7 +763,7 @@ fn a_permaslug_named_differently_is_joined_only_by_a_reviewed_match() {
     // The policy's entries pass its gate like the rest of it.
     let bad = policy_with(
         &dir.path().join("without"),
-        json!([{"model_id": "Acme-AI/Gamma", "canonical_slug": "acme/gamma-2026"}]),
+        json!([{"model_id": "acme-ai/gamma 2026", "canonical_slug": "acme/gamma-2026"}]),
     );
     let err = collect::collect(&CollectOptions {
         policy: bad,

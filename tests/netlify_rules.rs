@@ -189,6 +189,75 @@ fn every_plain_request_reaches_exactly_the_designed_file() {
     }
 }
 
+/// IDs are case-sensitive (DESIGN §2, amended 2026-11-25): on a site serving `acme/Beta-8B` and
+/// `acme/beta-8b`, Netlify's engine takes each literal rule for its own ID only (raw and
+/// encoded), the preview server agrees, a third spelling is the JSON 404, and `verify` passes.
+#[test]
+fn ids_that_differ_only_in_case_reach_their_own_files() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("out");
+    common::build_small_in_two_cases(&root);
+    let rules = std::fs::read_to_string(root.join("_redirects")).expect("rules");
+    let (_, catalog) = common::small_in_two_cases();
+    let api = Api::new(&catalog);
+    let site = model_demand::serve::Site::open(&root).expect("opens");
+    // Two models served, not one under two names.
+    let served: Vec<&str> = catalog
+        .records
+        .iter()
+        .map(|r| r.model_id.as_str())
+        .collect();
+    assert!(
+        served.contains(&"acme/Beta-8B") && served.contains(&"acme/beta-8b"),
+        "{served:?}"
+    );
+    let cases = [
+        ("model_id=acme/Beta-8B", Some("acme/Beta-8B")),
+        ("model_id=acme%2FBeta-8B", Some("acme/Beta-8B")),
+        ("model_id=acme/beta-8b", Some("acme/beta-8b")),
+        ("model_id=acme%2Fbeta-8b", Some("acme/beta-8b")),
+        ("model_id=ACME/BETA-8B", None),
+        ("model_id=acme/beta-8B", None),
+    ];
+    let requests: Vec<(String, String)> = cases
+        .iter()
+        .map(|(q, _)| ("/api/v1/models".to_string(), q.to_string()))
+        .collect();
+    for ((q, id), matched) in cases.iter().zip(run_engine(&rules, &requests)) {
+        let matched = matched.unwrap_or_else(|| panic!("?{q}: no rule matched"));
+        let expected = api.answer(q);
+        let body = target_body(&root, &matched).expect("the target exists");
+        let preview = site.resolve("GET", &format!("/api/v1/models?{q}"), None);
+        assert_eq!(preview.status, expected.status, "?{q}: the preview agrees");
+        assert_eq!(
+            site.read_body(&preview.body).expect("body"),
+            expected.body,
+            "?{q}"
+        );
+        match id {
+            Some(id) => {
+                assert_eq!(expected.status, 200, "?{q}");
+                assert_eq!(
+                    body, expected.body,
+                    "?{q}: the CDN's file is the designed answer"
+                );
+                let answer: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+                assert_eq!(answer["models"][0]["model_id"], *id, "?{q}");
+            }
+            None => {
+                // Rules alone serve the generic JSON 404 (the edge function quotes the ID).
+                assert_eq!(expected.status, 404, "?{q}");
+                assert_eq!(matched.status, 404, "?{q}");
+                assert_eq!(
+                    matched.to,
+                    format!("/{}", error_file(ErrorCode::ModelNotFound))
+                );
+            }
+        }
+    }
+    model_demand::verify::verify(&root).expect("verify passes");
+}
+
 #[test]
 fn unknown_models_and_invalid_values_get_their_json_errors() {
     let b = built();

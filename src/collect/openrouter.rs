@@ -650,7 +650,11 @@ mod tests {
             ],
             "two IDs, case kept"
         );
-        assert_eq!(day.other_tokens, Some(106), "100 + 3 + 2 + 1: the market total whole");
+        assert_eq!(
+            day.other_tokens,
+            Some(106),
+            "100 + 3 + 2 + 1: the market total whole"
+        );
         assert_eq!(demand.days[1].rows, vec![]);
         assert_eq!(demand.days[1].other_tokens, Some(7));
         let named: Vec<(usize, &str, u128)> = demand
@@ -660,7 +664,12 @@ mod tests {
             .collect();
         assert_eq!(
             named,
-            vec![(2, "", 3), (3, "a/b c", 2), (4, long.as_str(), 1), (6, "-x", 7)]
+            vec![
+                (2, "", 3),
+                (3, "a/b c", 2),
+                (4, long.as_str(), 1),
+                (6, "-x", 7)
+            ]
         );
     }
 
@@ -679,7 +688,11 @@ mod tests {
             match_slug("perplexity/pplx-embed-v1-0.6B", &slugs),
             SlugMatch::ByCase("perplexity/pplx-embed-v1-0.6b")
         );
-        assert_eq!(match_slug("two/Ways", &slugs), SlugMatch::AsWritten, "exact wins");
+        assert_eq!(
+            match_slug("two/Ways", &slugs),
+            SlugMatch::AsWritten,
+            "exact wins"
+        );
         assert_eq!(
             match_slug("TWO/WAYS", &slugs),
             SlugMatch::Ambiguous(vec!["two/Ways", "two/ways"])

@@ -305,7 +305,11 @@ impl RunReport {
             .map(|r| FoldedRowSection {
                 row: format!("data[{}]", r.index),
                 date: crate::validate::format_date(r.date),
-                permaslug: r.permaslug.chars().take(crate::validate::MAX_ID_LEN).collect(),
+                permaslug: r
+                    .permaslug
+                    .chars()
+                    .take(crate::validate::MAX_ID_LEN)
+                    .collect(),
                 permaslug_chars: r.permaslug.chars().count() as u64,
                 total_tokens: r.tokens.to_string(),
                 why: r.why.to_string(),
@@ -772,7 +776,11 @@ mod tests {
                 why: "longer than 200 characters",
             },
         ]);
-        assert_eq!(report.catalog_joins_by_case.len(), 2, "the exact join is not listed");
+        assert_eq!(
+            report.catalog_joins_by_case.len(),
+            2,
+            "the exact join is not listed"
+        );
         assert_eq!(report.rows_folded_into_other[1].permaslug.len(), 200);
         assert_eq!(report.rows_folded_into_other[1].permaslug_chars, 302);
         let dir = tempfile::tempdir().expect("temp dir");
@@ -788,7 +796,10 @@ mod tests {
             md.contains("- `perplexity/pplx-embed-v1-0.6B` → `perplexity/pplx-embed-v1-0.6b`\n"),
             "{md}"
         );
-        assert!(md.contains("- `x/Y` → `x/Y2`, `x/y`: several slugs, none taken"), "{md}");
+        assert!(
+            md.contains("- `x/Y` → `x/Y2`, `x/y`: several slugs, none taken"),
+            "{md}"
+        );
         assert!(
             md.contains("- data[7] (2026-11-20): `a/'b' c`, 12 tokens: a character outside"),
             "{md}"

@@ -56,6 +56,44 @@ pub fn build_small(out: &Path) -> BuildReport {
     .expect("small site builds")
 }
 
+/// The small fixture with two IDs that differ only in letter case (DESIGN §2, amended
+/// 2026-11-25): `acme/beta-8b` becomes `acme/Beta-8B` and `oldco/delta-v2` becomes
+/// `acme/beta-8b`, in the export and the supply feed alike. Returns the accepted inputs and
+/// the catalog at [`SMALL_NOW`].
+pub fn small_in_two_cases() -> (Inputs, Catalog) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for name in ["export.json", "supply.json"] {
+        let text = std::fs::read_to_string(crate_path(&format!("tests/fixtures/small/{name}")))
+            .expect("small fixture");
+        let text = text
+            .replace("acme/beta-8b", "\u{0}")
+            .replace("oldco/delta-v2", "acme/beta-8b")
+            .replace("\u{0}", "acme/Beta-8B");
+        std::fs::write(dir.path().join(name), text).expect("write");
+    }
+    let inputs = model_demand::load(
+        &dir.path().join("export.json"),
+        Some(&dir.path().join("supply.json")),
+    )
+    .expect("IDs that differ only in case are accepted");
+    let now = model_demand::parse_now(SMALL_NOW).expect("valid now");
+    let catalog = inputs.catalog(now);
+    (inputs, catalog)
+}
+
+/// Builds [`small_in_two_cases`] into `out`.
+pub fn build_small_in_two_cases(out: &Path) -> BuildReport {
+    let (inputs, catalog) = small_in_two_cases();
+    site::build(
+        &SiteData::Data {
+            inputs: &inputs,
+            catalog: &catalog,
+        },
+        &BuildOptions::new(out),
+    )
+    .expect("the site builds")
+}
+
 /// The MCP Inspector release the tests run (its CLI mode, over stdio and over HTTP).
 pub const INSPECTOR: &str = "2.12.0";
 
