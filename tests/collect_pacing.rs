@@ -356,6 +356,88 @@ fn buckets_are_independent_and_every_field_line_speaks_for_its_bucket() {
     assert!(report.waited_seconds >= held.waited_seconds - 0.1);
 }
 
+/// Issue 35: Hugging Face answers `/resolve/` for a large file with a 302 carrying the
+/// `resolvers` bucket's fields, then the file comes from its CDN host without them. The client
+/// follows redirects by hand, so each hop's fields reach the pacer: under a resolvers window
+/// the run is refused at most the four requests sent before any answer (none avoidable); the
+/// file host gets the `Range` but never the credential; the facts equal an unlimited run's.
+#[test]
+fn the_quota_on_a_redirect_paces_the_files_behind_it() {
+    let hub = StandIn::start();
+    let cdn = StandIn::start();
+    script_repositories(&hub);
+    hub.redirect_to(&cdn, |t| t.contains("/resolve/"));
+    let dir = tempfile::tempdir().expect("temp dir");
+    let token = "hf_not_a_real_token_for_tests";
+    let with_token = |o: CollectOptions| CollectOptions {
+        hf_token: model_demand::collect::http::Secret::new(token.to_string()),
+        ..o
+    };
+    let (free, _) = run_with(&hub, &dir.path().join("free"), with_token);
+    free.expect("unlimited run");
+    let unlimited = std::fs::read(dir.path().join("free/out/export.json")).expect("written");
+    let resolved = hub
+        .log()
+        .iter()
+        .filter(|r| r.target.contains("/resolve/"))
+        .count() as u64;
+    assert!(resolved > 12, "{resolved} file requests");
+    let files = cdn.log();
+    assert_eq!(
+        files.len() as u64,
+        resolved,
+        "every 302 was followed to the file host"
+    );
+    assert!(
+        files.iter().all(|r| r.authorization.is_none()),
+        "no credential to another host"
+    );
+    assert!(
+        files.iter().any(|r| r.range.is_some()),
+        "the Range follows the redirect"
+    );
+    assert!(
+        hub.log()
+            .iter()
+            .filter(|r| r.target.contains("/resolve/"))
+            .all(|r| r.authorization.as_deref() == Some(&format!("Bearer {token}")[..])),
+        "the Hub's own hops carry it"
+    );
+
+    // A resolvers window that the run needs about three of; its fields only on the 302s.
+    let window = Duration::from_secs(2);
+    let quota = resolved.div_ceil(3).max(4);
+    hub.clear_log();
+    cdn.clear_log();
+    hub.limit(vec![Limit::hub_resolvers(quota, window)]);
+    let started = Instant::now();
+    let (result, report) = run_with(&hub, &dir.path().join("paced"), with_token);
+    result.expect("collected");
+    let refused = hub.log().iter().filter(|r| r.status == 429).count();
+    println!(
+        "{resolved} redirected file requests under {quota} per {} s: {refused} refused, {:.1} s in all",
+        window.as_secs(),
+        started.elapsed().as_secs_f64()
+    );
+    assert!(
+        refused <= 4,
+        "{refused} refused: the 302s' fields were not heeded"
+    );
+    assert!(report.repositories.iter().all(|r| r.outcome == "read"));
+    let paced: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(dir.path().join("paced/out/export.json")).expect("written"),
+    )
+    .expect("JSON");
+    let free: serde_json::Value = serde_json::from_slice(&unlimited).expect("JSON");
+    assert_eq!(paced["models"], free["models"], "the same facts");
+    let bucket = &report.rate_limits["huggingface/resolvers"];
+    assert_eq!(
+        (bucket.quota_requests, bucket.quota_window_seconds),
+        (Some(quota), Some(window.as_secs())),
+        "the quota was learnt from the 302s"
+    );
+}
+
 #[test]
 fn a_hold_released_early_is_charged_what_it_lasted() {
     let standin = StandIn::start();

@@ -11,6 +11,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use super::ratelimit::{self, BucketReport, Hold, Pacer, Signals, WAIT_BUDGET};
+use super::redirect;
 
 /// Most requests in flight at once (DESIGN §9).
 pub const MAX_IN_FLIGHT: usize = 4;
@@ -28,6 +29,8 @@ pub const MAX_WINDOW_WAITS: u32 = 16;
 /// The most Data API requests (rankings-daily) one run sends: below OpenRouter's 30 a minute
 /// and 500 a day, however the retries go.
 pub const DATA_API_RUN_CAP: u64 = 10;
+/// Redirects followed per attempt, by hand (ureq's default when it followed them itself).
+pub const MAX_REDIRECTS: u32 = 10;
 /// The largest body read (the OpenRouter catalog is a few MB).
 const MAX_BODY_BYTES: u64 = 256 * 1024 * 1024;
 
@@ -135,10 +138,9 @@ impl Client {
             .timeout_global(Some(REQUEST_TIMEOUT))
             .http_status_as_error(false)
             .user_agent(format!("model-demand/{}", env!("CARGO_PKG_VERSION")))
-            // Hugging Face answers a renamed repository with a redirect on the same host; the
-            // token may follow there, never to another host (its file CDN).
-            .redirect_auth_headers(ureq::config::RedirectAuthHeaders::SameHost)
-            .max_redirects(10)
+            // Redirects are followed by hand (`Client::once`): every hop's rate-limit fields
+            // reach the pacer, and the credential goes to the first request's host only.
+            .max_redirects(0)
             .build();
         let pacer = Pacer::new(budget, progress, MAX_IN_FLIGHT);
         pacer.cap("openrouter/datasets", DATA_API_RUN_CAP);
@@ -236,9 +238,16 @@ impl Client {
         }
     }
 
-    /// One attempt (the pacer's admission is its request slot): the answer with the `Retry-After` it asked for and
-    /// its rate-limit fields (or a transport message), and when it was sent and its header
-    /// received, on the pacer's clock.
+    /// One attempt (the pacer's admission is its request slot): the answer with the
+    /// `Retry-After` it asked for and its rate-limit fields (or a transport message), and when
+    /// its last hop was sent and its header received, on the pacer's clock.
+    ///
+    /// Redirects are followed here, at most [`MAX_REDIRECTS`], so that each hop's fields reach
+    /// the pacer: Hugging Face answers `/resolve/` for a large file with a 302 that carries the
+    /// `resolvers` bucket's `RateLimit` fields, then the file comes from its CDN host without
+    /// them. SECURITY: the credential is sent only while the hop is on the first request's
+    /// origin (scheme, host and port); once a hop leaves it, it is never sent again. The other
+    /// headers (`Range`) follow every hop.
     fn once(
         &self,
         kind: &'static str,
@@ -247,61 +256,71 @@ impl Client {
         headers: &[(&str, &str)],
     ) -> (Result<Attempt, String>, Duration, Duration) {
         bump(&self.counts, kind, 1);
-        let sent = self.pacer.now();
-        let mut request = self.agent.get(url);
-        if let Some(secret) = bearer {
-            request = request.header("Authorization", format!("Bearer {}", secret.expose()));
-        }
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        // ureq's messages name the URL or the socket, never request headers.
-        let mut response = match request.call() {
-            Ok(response) => response,
-            Err(e) => return (Err(e.to_string()), sent, self.pacer.now()),
-        };
-        let received = self.pacer.now();
-        let status = response.status().as_u16();
-        let lines = |name: &str| -> Vec<String> {
-            response
-                .headers()
-                .get_all(name)
-                .iter()
-                .filter_map(|v| v.to_str().ok())
-                .map(str::to_string)
-                .collect()
-        };
-        let (ratelimit, policy) = (lines("ratelimit"), lines("ratelimit-policy"));
-        let first = |name: &str| lines(name).into_iter().next();
-        let wall = std::time::SystemTime::now();
-        let retry_after = first("retry-after").and_then(|v| ratelimit::parse_retry_after(&v, wall));
-        let now_ms = wall
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis());
-        let signals = Signals::read(
-            &ratelimit.iter().map(String::as_str).collect::<Vec<_>>(),
-            &policy.iter().map(String::as_str).collect::<Vec<_>>(),
-        )
-        .read_legacy(
-            first("x-ratelimit-remaining").as_deref(),
-            first("x-ratelimit-reset").as_deref(),
-            now_ms,
-        );
-        let body = response
-            .body_mut()
-            .with_config()
-            .limit(MAX_BODY_BYTES)
-            .read_to_vec()
-            .map_err(|e| e.to_string());
-        let attempt = body.map(|body| {
-            bump(&self.bytes, kind, body.len() as u64);
-            Attempt {
-                answer: Answer { status, body },
-                retry_after,
-                signals,
+        let bucket = bucket_of(kind);
+        let origin = redirect::origin(url);
+        let mut target = url.to_string();
+        let mut credential = bearer;
+        let mut hops = 0;
+        loop {
+            let sent = self.pacer.now();
+            let mut request = self.agent.get(&target);
+            if let Some(secret) = credential {
+                request = request.header("Authorization", format!("Bearer {}", secret.expose()));
             }
-        });
-        (attempt, sent, received)
+            for (name, value) in headers {
+                request = request.header(*name, *value);
+            }
+            // ureq's messages name the URL or the socket, never request headers.
+            let mut response = match request.call() {
+                Ok(response) => response,
+                Err(e) => return (Err(e.to_string()), sent, self.pacer.now()),
+            };
+            let received = self.pacer.now();
+            let status = response.status().as_u16();
+            let (signals, retry_after) = fields_of(response.headers());
+            let location = redirect::is_redirect(status)
+                .then(|| response.headers().get("location"))
+                .flatten()
+                .map(|v| v.to_str().map(str::to_string));
+            if let Some(location) = location {
+                // A redirect's own fields speak for the bucket now, while the request holds
+                // its slot; its body is not read.
+                self.pacer.redirected(bucket, &signals, sent, received);
+                let next = location
+                    .ok()
+                    .and_then(|l| redirect::resolve(&target, &l))
+                    .ok_or_else(|| format!("{target} answered {status} with an unusable Location"));
+                let next = match next {
+                    Ok(next) if hops < MAX_REDIRECTS => next,
+                    Ok(_) => {
+                        let message = format!("{url}: more than {MAX_REDIRECTS} redirects");
+                        return (Err(message), sent, received);
+                    }
+                    Err(message) => return (Err(message), sent, received),
+                };
+                hops += 1;
+                if redirect::origin(&next) != origin {
+                    credential = None;
+                }
+                target = next;
+                continue;
+            }
+            let body = response
+                .body_mut()
+                .with_config()
+                .limit(MAX_BODY_BYTES)
+                .read_to_vec()
+                .map_err(|e| e.to_string());
+            let attempt = body.map(|body| {
+                bump(&self.bytes, kind, body.len() as u64);
+                Attempt {
+                    answer: Answer { status, body },
+                    retry_after,
+                    signals,
+                }
+            });
+            return (attempt, sent, received);
+        }
     }
 
     /// Requests made so far, by kind (retries included).
@@ -346,6 +365,30 @@ struct Attempt {
     answer: Answer,
     retry_after: Option<Duration>,
     signals: Signals,
+}
+
+/// An answer's rate-limit fields (`RateLimit`, `RateLimit-Policy`, OpenRouter's
+/// `X-RateLimit-*`) and the `Retry-After` it asks for.
+fn fields_of(headers: &ureq::http::HeaderMap) -> (Signals, Option<Duration>) {
+    let lines = |name: &str| -> Vec<&str> {
+        headers
+            .get_all(name)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect()
+    };
+    let first = |name: &str| lines(name).into_iter().next();
+    let wall = std::time::SystemTime::now();
+    let retry_after = first("retry-after").and_then(|v| ratelimit::parse_retry_after(v, wall));
+    let now_ms = wall
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    let signals = Signals::read(&lines("ratelimit"), &lines("ratelimit-policy")).read_legacy(
+        first("x-ratelimit-remaining"),
+        first("x-ratelimit-reset"),
+        now_ms,
+    );
+    (signals, retry_after)
 }
 
 /// The rate-limit bucket a kind of request counts against: Hugging Face's `api` (model info,

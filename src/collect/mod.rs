@@ -11,6 +11,7 @@ pub mod huggingface;
 pub mod openrouter;
 pub mod policy;
 pub mod ratelimit;
+mod redirect;
 pub mod report;
 pub mod routes;
 pub mod safetensors;

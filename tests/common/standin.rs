@@ -167,6 +167,27 @@ impl StandIn {
         state.total.clear();
     }
 
+    /// Moves the replies of every target `moves` claims to `host`, a second stand-in, and
+    /// answers them here with a 302 to the same target there: Hugging Face's `/resolve/` for a
+    /// large file (the 302 carries the `resolvers` fields, the file's host none).
+    pub fn redirect_to(&self, host: &StandIn, moves: fn(&str) -> bool) {
+        let moved: Vec<(String, VecDeque<Reply>)> = {
+            let mut state = self.state.lock().expect("lock");
+            let targets: Vec<String> = state.routes.keys().filter(|t| moves(t)).cloned().collect();
+            targets
+                .into_iter()
+                .filter_map(|t| state.routes.remove(&t).map(|replies| (t, replies)))
+                .collect()
+        };
+        for (target, replies) in moved {
+            host.route(&target, replies.into());
+            self.route(
+                &target,
+                vec![Reply::Redirect(302, format!("{}{target}", host.base))],
+            );
+        }
+    }
+
     /// Every request so far.
     pub fn log(&self) -> Vec<Logged> {
         self.state.lock().expect("lock").log.clone()

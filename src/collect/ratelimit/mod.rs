@@ -206,14 +206,37 @@ impl Pacer {
         received: At,
     ) {
         let mut state = self.lock();
-        let now = self.now();
-        let (source, _) = split(bucket);
         state.in_flight = state.in_flight.saturating_sub(1);
         let own = state.bucket(bucket);
         own.model.finished();
         if status == Some(429) {
             own.report.refused += 1;
         }
+        self.learn(state, bucket, signals, sent, received);
+    }
+
+    /// Records what a redirect on the way to an admitted request's answer said of the rate
+    /// limits (sent at `sent`, received at `received`): the request keeps its slot and is
+    /// [`Pacer::answered`] when its last hop answers. Hugging Face's `/resolve/` answers a
+    /// large file with a 302 that alone carries the `resolvers` bucket's fields (the file's
+    /// host sends none), so a pacer that saw only the last hop would learn its quota from 429s.
+    pub fn redirected(&self, bucket: &str, signals: &Signals, sent: At, received: At) {
+        let state = self.lock();
+        self.learn(state, bucket, signals, sent, received);
+    }
+
+    /// Every bucket the fields name learns what they say of it; an item naming none speaks
+    /// of `bucket`.
+    fn learn(
+        &self,
+        mut state: MutexGuard<'_, PacerState>,
+        bucket: &str,
+        signals: &Signals,
+        sent: At,
+        received: At,
+    ) {
+        let now = self.now();
+        let (source, _) = split(bucket);
         for quota in &signals.quotas {
             let name = named(source, bucket, quota.bucket.as_deref());
             state.bucket(&name).model.learn_quota(quota);
