@@ -952,7 +952,7 @@ fn bad_forms(shape: &str, value: &Value) -> Vec<(&'static str, Value)> {
         strings(
             &mut out,
             "bad ID",
-            &["Acme/Alpha", "-x", "a b", "", &"x".repeat(201)],
+            &["acme/é", "-x", "a b", "", &"x".repeat(201)],
         );
     } else if shape.ends_with(".state") && shape.starts_with("$.models[].facts.") {
         strings(&mut out, "unknown state", &["Available", "gone"]);
