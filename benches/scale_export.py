@@ -3,8 +3,8 @@
 
 Scales the bundled sample up: its model entries (facts in every state, `:free`/`:thinking`
 variants) are cloned under new ids, and 113 days of top-50 rankings are drawn so that exactly N
-models have a row in the 30-day window: 40 stay in the top 50 every day, the other N - 40
-rotate through the remaining 10 places (so they enter and drop out), and the days before the
+models have a row in the 30-day window: 40 stay in the top 50 every day (fewer past N = 340), the
+other N - 40 rotate through the remaining 10 places (so they enter and drop out), and the days before the
 window rank clones that are no longer served. `--shift 1` gives the next night's export (one
 day later), to count the files a nightly deploy changes.
 
@@ -22,7 +22,6 @@ SAMPLE = ROOT / "data" / "sample"
 HISTORY = 112  # days in each export, as in the sample
 WINDOW = 30
 CORE = 40  # models in the top 50 on every day of the window
-SLOTS = 50 - CORE
 
 
 def clone_id(model_id, c):
@@ -42,7 +41,11 @@ def main():
     n = int(sys.argv[1])
     out = Path(sys.argv[2])
     shift = int(sys.argv[4]) if len(sys.argv) > 4 and sys.argv[3] == "--shift" else 0
-    assert n >= CORE + 1, "N must exceed the 40 models always ranked"
+    # Past 340 served models, fewer stay in the top 50 every day so that the rotating places
+    # reach all of them within the window: core + 30 x (50 - core) >= N (unchanged up to 340).
+    core = min(CORE, (50 * WINDOW - n) // (WINDOW - 1))
+    slots = 50 - core
+    assert core >= 1 and n >= core + 1, "N must be between 41 and 1,471"
     export = json.loads((SAMPLE / "export.json").read_text())
     supply = json.loads((SAMPLE / "supply.json").read_text())
     rng = random.Random(n)
@@ -69,16 +72,16 @@ def main():
     first_window = datetime.date.fromisoformat(export["days"][-1]["date"]) - datetime.timedelta(
         days=WINDOW - 1
     )
-    pool = served[CORE:]
+    pool = served[core:]
     days = []
     for k in range(HISTORY):
         day = last - datetime.timedelta(days=HISTORY - 1 - k)
         day_rng = random.Random(f"{n}-{day}")
         i = (day - first_window).days
         if i >= 0:
-            ranked = served[:CORE] + [pool[(i * SLOTS + j) % len(pool)] for j in range(SLOTS)]
+            ranked = served[:core] + [pool[(i * slots + j) % len(pool)] for j in range(slots)]
         else:
-            ranked = day_rng.sample(served[:CORE], 25) + day_rng.sample(retired, 25)
+            ranked = day_rng.sample(served[:core], min(25, core)) + day_rng.sample(retired, 25)
         rows = [
             (mid, int(level[mid] * day_rng.uniform(0.7, 1.3)) + 1) for mid in dict.fromkeys(ranked)
         ]

@@ -141,6 +141,11 @@ pub struct BuildArgs {
     /// Build the no-data site: contract and OpenAPI served, the model route and feeds answer 503.
     #[arg(long)]
     pub unavailable: bool,
+    /// How list answers are kept: `full` writes every page as a file (for `serve`, `verify` and
+    /// any static host); `edge` writes them as parts the Netlify edge function assembles (what
+    /// Netlify publishes: a few MB whatever the number of models). Both give the same answers.
+    #[arg(long, value_enum, default_value_t = crate::edge::Layout::Full)]
+    pub layout: crate::edge::Layout,
 }
 
 /// The inputs every data command reads.

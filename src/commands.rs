@@ -38,6 +38,7 @@ pub fn build(args: &BuildArgs) -> Result<BuildReport> {
         base_url: args.base_url.clone(),
         docs_url: args.docs_url.clone(),
         progress: true,
+        layout: args.layout,
         ..BuildOptions::new(&args.out)
     };
     if args.unavailable {

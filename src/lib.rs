@@ -12,6 +12,7 @@ pub mod contract;
 pub mod decimal;
 pub mod digest;
 pub mod docs;
+pub mod edge;
 pub mod error;
 pub mod export;
 pub mod fields;

@@ -150,6 +150,17 @@ impl Rendered {
         }
     }
 
+    /// The head every page opens with: `{"schema_version":…,"source":{…}` without its closing
+    /// brace.
+    pub fn head_prefix(&self) -> &[u8] {
+        &self.head_prefix
+    }
+
+    /// The compact JSON of the record at `index`.
+    pub fn fragment(&self, index: usize) -> &[u8] {
+        &self.fragments[index]
+    }
+
     /// Number of models served.
     pub fn total(&self) -> usize {
         self.fragments.len()

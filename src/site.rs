@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 pub use crate::digest::sha256_hex;
+use crate::edge::{self, EdgeParts, Layout};
 use crate::error::{Error, Result};
 use crate::manifest::{ManifestEntry, ManifestWriter, MANIFEST};
 use crate::netlify::{self, error_file};
@@ -54,6 +55,8 @@ pub struct BuildOptions {
     pub docs_url: Option<String>,
     /// Print progress on stderr when the build runs long.
     pub progress: bool,
+    /// How list answers are kept: every page a file, or parts the edge assembles.
+    pub layout: Layout,
     /// Testing aid: fail with an I/O error after this many files, to prove a failed build
     /// leaves the previous site untouched.
     #[doc(hidden)]
@@ -68,6 +71,7 @@ impl BuildOptions {
             base_url: DEFAULT_BASE_URL.to_string(),
             docs_url: None,
             progress: false,
+            layout: Layout::Full,
             fail_after_files: None,
         }
     }
@@ -322,15 +326,17 @@ fn write_all(
             };
             entries.push(writer.write(netlify::SUPPLY_FILE, &supply)?);
             entries.extend(write_exact_answers(&rendered, writer)?);
-            entries.push(writer.write(
-                "_redirects",
-                netlify::redirects_file(rendered.ids(), &redirects).as_bytes(),
-            )?);
-            entries.push(writer.write(
-                ROUTES,
-                &to_json(&RoutingTable::with_data(&rendered, &redirects)),
-            )?);
-            Some(rendered)
+            let mut table = RoutingTable::with_data(&rendered, &redirects);
+            let rules = match options.layout {
+                Layout::Full => netlify::redirects_file(rendered.ids(), &redirects),
+                Layout::Edge => {
+                    table.edge = Some(write_edge_parts(&rendered, writer, &mut entries)?);
+                    netlify::edge_redirects_file(rendered.ids(), &redirects)
+                }
+            };
+            entries.push(writer.write("_redirects", rules.as_bytes())?);
+            entries.push(writer.write(ROUTES, &to_json(&table))?);
+            (options.layout == Layout::Full).then_some(rendered)
         }
     };
     entries.push(writer.write("_headers", netlify::headers_file().as_bytes())?);
@@ -357,6 +363,31 @@ fn write_all(
     }
     let (files, bytes, _) = manifest.finish().map_err(failed)?;
     Ok((files, bytes))
+}
+
+/// The `edge` layout's parts (DESIGN §8.1) instead of the list pages, each ordering checked
+/// against its offsets before it is written: a part that could not be assembled is a build
+/// error naming its file, never a wrong page at the edge.
+fn write_edge_parts(
+    rendered: &Rendered,
+    writer: &Writer<'_>,
+    entries: &mut Vec<ManifestEntry>,
+) -> Result<EdgeParts> {
+    let (parts, files) = edge::parts(rendered);
+    for ordering in parts.orderings.values() {
+        let bytes = files
+            .iter()
+            .find(|(path, _)| *path == ordering.file)
+            .map(|(_, bytes)| bytes.as_slice())
+            .unwrap_or_default();
+        if let Some(why) = edge::check_ordering(ordering, bytes, rendered.total()) {
+            return Err(Error::Usage(format!("edge layout: {why}")));
+        }
+    }
+    for (path, bytes) in &files {
+        entries.push(writer.write(path, bytes)?);
+    }
+    Ok(parts)
 }
 
 /// Every model's exact answer, in parallel.
@@ -471,6 +502,10 @@ pub struct RoutingTable {
     pub errors: BTreeMap<String, String>,
     /// Permanent (301) redirects: moved addresses and, with `--docs-url`, the docs page.
     pub redirects: Vec<netlify::Redirect>,
+    /// The `edge` layout's parts: list answers are assembled from them, and `list_file` names
+    /// no file. Absent in the `full` layout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edge: Option<EdgeParts>,
 }
 
 impl RoutingTable {
@@ -498,6 +533,7 @@ impl RoutingTable {
                 .map(|c| (c.as_str().to_string(), error_file(*c)))
                 .collect(),
             redirects: redirects.to_vec(),
+            edge: None,
         }
     }
 

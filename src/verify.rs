@@ -1,7 +1,8 @@
 //! `verify`: checks a built site before it is deployed. The tree must match its manifest
 //! (every file present, sizes and SHA-256 equal, nothing extra), the CDN rules must be the ones
-//! the code derives, and a sample of requests answered from the files must equal the answers
-//! this program recomputes from the site's own `/api/export` and `/api/supply`. That is a
+//! the code derives, and requests answered from the files must equal the answers this program
+//! recomputes from the site's own `/api/export` and `/api/supply`: a sample of them on a `full`
+//! site, every list answer on an `edge` site (its pages exist only as assembled parts). That is a
 //! consistency check of the site with its own feeds, by the same code that built it: it finds
 //! damage and drift, not a derivation that is wrong in both places (the tests' independent
 //! oracle, `tests/oracle/oracle.py`, is what checks the derivation).
@@ -15,7 +16,7 @@ use walkdir::WalkDir;
 use crate::error::{Error, Result};
 use crate::manifest::{Manifest, MANIFEST};
 use crate::netlify;
-use crate::query::{percent_encode, Order, SortKey, OFFSET_MAX};
+use crate::query::{percent_encode, Order, SortKey, LIMIT_MAX, LIMIT_MIN, OFFSET_MAX};
 use crate::render::Api;
 use crate::serve::Site;
 use crate::site::sha256_hex;
@@ -138,7 +139,12 @@ fn check_answers(dir: &Path, site: &Site, differences: &mut Vec<String>) -> Resu
     let api = Api::new(&catalog);
     let ids: Vec<String> = catalog.records.iter().map(|r| r.model_id.clone()).collect();
 
-    let expected_redirects = netlify::redirects_file(&ids, &site.routes().redirects);
+    let edge_layout = site.routes().edge.is_some();
+    let expected_redirects = if edge_layout {
+        netlify::edge_redirects_file(&ids, &site.routes().redirects)
+    } else {
+        netlify::redirects_file(&ids, &site.routes().redirects)
+    };
     compare_file(
         dir,
         "_redirects",
@@ -159,10 +165,22 @@ fn check_answers(dir: &Path, site: &Site, differences: &mut Vec<String>) -> Resu
         "sort=bogus".to_string(),
         "model_id=no%2Fsuch-model".to_string(),
     ];
+    // A `full` site's pages are files the manifest checks: a sample of them is compared. An
+    // `edge` site's pages exist only as the assembly of its parts: every one is compared.
+    let limits: Vec<u64> = if edge_layout {
+        (LIMIT_MIN..=LIMIT_MAX).collect()
+    } else {
+        vec![1, 2, 25, 100]
+    };
     for sort in SortKey::ALL {
         for order in Order::ALL {
-            for limit in [1u64, 2, 25, 100] {
-                for offset in [0, 1, n / 2, n.saturating_sub(1), n, n + 1, OFFSET_MAX] {
+            for &limit in &limits {
+                let offsets: Vec<u64> = if edge_layout {
+                    (0..=n + 1).chain([OFFSET_MAX]).collect()
+                } else {
+                    vec![0, 1, n / 2, n.saturating_sub(1), n, n + 1, OFFSET_MAX]
+                };
+                for offset in offsets {
                     queries.push(format!(
                         "sort={}&order={}&limit={limit}&offset={offset}",
                         sort.as_str(),

@@ -561,6 +561,8 @@ fn conditional_cases(site: &Site) -> Vec<Case> {
 fn build_fixture(root: &Path) -> Vec<Vector> {
     let data_dir = root.join("site");
     common::build_small(&data_dir);
+    // The same data in the `edge` layout (DESIGN §8.1): what Netlify publishes.
+    common::build_small_as(&root.join("site-edge"), model_demand::edge::Layout::Edge);
     let unavailable_dir = root.join("site-unavailable");
     site::build(&SiteData::Unavailable, &BuildOptions::new(&unavailable_dir))
         .expect("no-data site builds");
@@ -753,4 +755,78 @@ fn the_oracle_agrees_with_every_vector() {
         }
     }
     assert!(answers.len() > 100, "{}", answers.len());
+}
+
+/// DESIGN §8.1, over the whole query space of the bundled sample (N = 56): every list answer
+/// the edge function's own module assembles from an `edge` build (under node) is byte for byte
+/// the page the `full` layout writes (its SHA-256, which is also its ETag, and its length):
+/// 12 orderings × 100 limits × offsets 0 to N + 1, past the end included.
+#[test]
+fn every_list_answer_of_the_sample_assembles_to_the_full_layouts_bytes() {
+    let inputs = model_demand::load(
+        &common::crate_path(model_demand::SAMPLE_EXPORT),
+        Some(&common::crate_path(model_demand::SAMPLE_SUPPLY)),
+    )
+    .expect("the sample is accepted");
+    let catalog = inputs.catalog(model_demand::parse_now("2026-11-21T12:00:00Z").expect("now"));
+    let dir = tempfile::tempdir().expect("temp dir");
+    let edge = dir.path().join("edge");
+    site::build(
+        &SiteData::Data {
+            inputs: &inputs,
+            catalog: &catalog,
+        },
+        &BuildOptions {
+            layout: model_demand::edge::Layout::Edge,
+            ..BuildOptions::new(&edge)
+        },
+    )
+    .expect("edge layout builds");
+    let out = common::tools::command("node")
+        .arg(common::crate_path("tests/edge/assemble_all.mjs"))
+        .arg(&edge)
+        .output()
+        .expect("node runs");
+    assert!(out.status.success(), "{}", output_text(&out));
+    let stdout = String::from_utf8(out.stdout).expect("UTF-8");
+
+    // What the full layout writes for each page: `Rendered::list_page` is its writer.
+    let rendered = model_demand::render::Rendered::new(&catalog);
+    let n = rendered.total() as u64;
+    assert_eq!(n, 56, "the bundled sample serves 56 models");
+    let mut checked = 0;
+    let mut page = Vec::new();
+    for line in stdout.lines() {
+        let parts: Vec<&str> = line.split(' ').collect();
+        let [sort, order, limit, offset, status, sha, bytes] = parts[..] else {
+            panic!("odd line {line:?}");
+        };
+        let query = ListQuery {
+            sort: SortKey::parse(sort).expect("sort"),
+            order: Order::parse(order).expect("order"),
+            limit: limit.parse().expect("limit"),
+            offset: offset.parse().expect("offset"),
+        };
+        page.clear();
+        if query.offset <= n {
+            rendered.list_page(&query, &mut page);
+        } else {
+            let at_n = ListQuery { offset: n, ..query };
+            rendered.list_page(&at_n, &mut page);
+            page = model_demand::render::past_end_page(&page, &query, n as usize)
+                .expect("past-end page");
+        }
+        assert_eq!(status, "200", "{line}");
+        assert_eq!(
+            (sha, bytes.parse::<usize>().expect("length")),
+            (model_demand::site::sha256_hex(&page).as_str(), page.len()),
+            "{line}: the edge's bytes differ from the full layout's"
+        );
+        checked += 1;
+    }
+    assert_eq!(
+        checked,
+        12 * 100 * (n + 2),
+        "every answer, past the end included"
+    );
 }

@@ -289,15 +289,20 @@ fn assert_edge_functions_bundled(checkout: &Path) {
         &std::fs::read(checkout.join(".netlify/edge-functions-dist/manifest.json"))
             .expect("edge manifest"),
     );
-    let routes = manifest["routes"].as_array().expect("routes");
-    let route = |name: &str| {
-        routes
-            .iter()
-            .find(|r| r["function"] == name)
-            .unwrap_or_else(|| panic!("{name} not bundled: {manifest}"))
-            .clone()
+    let find = |list: &str, name: &str| {
+        manifest[list]
+            .as_array()
+            .and_then(|routes| routes.iter().find(|r| r["function"] == name).cloned())
     };
-    assert_eq!(route("models")["path"], "/api/v1/models");
+    let route = |name: &str| {
+        find("routes", name).unwrap_or_else(|| panic!("{name} not bundled: {manifest}"))
+    };
+    // `cache = "manual"`: Netlify runs the models function behind its CDN cache, so the
+    // list answers it assembles may be kept until the next deploy (docs/decisions.md).
+    let models = find("post_cache_routes", "models")
+        .unwrap_or_else(|| panic!("models not bundled behind the cache: {manifest}"));
+    assert_eq!(models["path"], "/api/v1/models");
+    assert!(find("routes", "models").is_none(), "{manifest}");
     assert_eq!(route("methods")["path"], "/*");
     assert_eq!(route("mcp")["path"], "/mcp");
     let bundle = manifest["bundles"][0]["asset"].as_str().expect("bundle");
@@ -380,9 +385,18 @@ fn the_data_branch_is_published_rebuilt_and_built_by_netlify() {
     let built = netlify_build(&checkout, &run.dir);
     let text = common::output_text(&built);
     assert!(built.status.success(), "{text}");
-    assert!(text.contains("build from data/live/export.json"), "{text}");
+    assert!(
+        text.contains("build the edge layout from data/live/export.json"),
+        "{text}"
+    );
     assert!(text.contains("verified "), "{text}");
     let site = checkout.join("out");
+    // Netlify publishes the edge layout (DESIGN §8.1): list answers as parts, no list pages.
+    let routes: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(site.join("_api/routes.json")).expect("routes"))
+            .expect("JSON");
+    assert!(routes["edge"]["orderings"].is_object(), "{routes}");
+    assert!(!site.join("_api/models/list").exists());
     assert!(verified_has_data(&site));
     assert_eq!(
         std::fs::read(site.join("api/export.json")).expect("feed"),

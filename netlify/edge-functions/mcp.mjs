@@ -57,8 +57,9 @@ async function answer(request, table, path, query) {
     return { status: response.status, body: await response.text() };
   }
   const decision = route(query, table, "GET");
-  const body = decision.file ? await siteText(request, decision.file) : await decisionBody(request, decision);
-  return { status: decision.status, body };
+  const body = decision.file ? await siteText(request, decision.file) : await decisionBody(request, decision, table);
+  // An `edge` site's list page comes as bytes; the tool result carries its text.
+  return { status: decision.status, body: typeof body === "string" ? body : new TextDecoder().decode(body) };
 }
 
 /** The tool result of an answer, as `tool_result` in src/mcp/tools.rs makes it. */

@@ -6,9 +6,9 @@
 // lib/query.mjs; this file only does I/O:
 //   - a precomputed answer is a rewrite (a returned URL): the CDN serves the static file, with
 //     the `_headers` of its path (declared for /_api/*), its ETag and its 304s;
-//   - an error or a page past the end is answered here, with the `_headers` headers set by
-//     hand (Netlify does not apply `_headers` to edge responses) and, for a 200, the preview
-//     server's ETag;
+//   - an error, a page past the end, and every list page of an `edge` site (assembled from its
+//     parts, DESIGN §8.1) are answered here, with the `_headers` headers set by hand (Netlify
+//     does not apply `_headers` to edge responses) and, for a 200, the preview server's ETag;
 //   - if anything fails (the routing table cannot be read, a fetch fails), the function steps
 //     aside and the static rules answer, which are exact for every plain request.
 import { etagOf, notModified, rawQuery, route } from "./lib/query.mjs";
@@ -23,19 +23,28 @@ export const HEADERS = {
   "Cache-Control": "public, max-age=0, must-revalidate",
 };
 
+/** How long Netlify's CDN may keep an assembled list answer (never longer than a deploy). */
+export const CDN_CACHE = "public, max-age=3600, must-revalidate";
+
 // The routing table, fetched once per isolate (an isolate serves one deploy).
 let table;
 
 export default async function models(request, _context) {
   try {
     table ??= loadRoutes(request);
-    const decision = route(rawQuery(request.url), await table, request.method);
+    const routes = await table;
+    const decision = route(rawQuery(request.url), routes, request.method);
     if (decision.file) return new URL(decision.file, request.url);
-    const body = await decisionBody(request, decision);
+    const body = await decisionBody(request, decision, routes);
     const headers = { ...HEADERS };
     if (decision.allow) headers.Allow = decision.allow;
     if (decision.status === 200) {
       headers.ETag = await etagOf(body);
+      // An assembled list answer changes only with a deploy: Netlify's CDN may keep it (the
+      // function is declared with `cache = "manual"`); a deploy invalidates what it kept, and
+      // the hour bounds it should one not (docs/decisions.md). Netlify strips this header
+      // before the response leaves its CDN.
+      if (decision.assemble) headers["Netlify-CDN-Cache-Control"] = CDN_CACHE;
       if (notModified(request.headers.get("if-none-match"), headers.ETag)) {
         delete headers["Content-Type"];
         return new Response(null, { status: 304, headers });

@@ -11,13 +11,16 @@
 # rust-toolchain.toml, and restores ~/.rustup, ~/.cargo/registry and target/ from its cache.
 # Environment: URL (set by Netlify: the site's main address, used in the contract's links),
 # BASE_URL (overrides URL), DOCS_URL (optional documentation host), MODEL_DEMAND_BIN (a binary
-# already built: tests and benchmarks only), OUT (default out), DATA (default data/live).
+# already built: tests and benchmarks only), OUT (default out), DATA (default data/live),
+# SITE_LAYOUT (default edge: list answers as parts the edge function assembles, a deploy of a
+# few MB whatever the number of models; full writes every page as a file, DESIGN §8.1).
 # Prints each stage as it starts, with the seconds elapsed since the build command started.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-out}
 data=${DATA:-data/live}
 base_url=${BASE_URL:-${URL:-https://model-demand.netlify.app}}
+layout=${SITE_LAYOUT:-edge}
 stage() { echo "netlify-build: at ${SECONDS} s: $1"; }
 
 bin=${MODEL_DEMAND_BIN:-}
@@ -32,8 +35,8 @@ build_args=(--out "$out" --base-url "$base_url")
 if [ -f "$data/export.json" ]; then
   supply_args=(--no-supply)
   [ -f "$data/supply.json" ] && supply_args=(--supply "$data/supply.json")
-  stage "build from $data/export.json (${supply_args[*]})"
-  "$bin" build --export "$data/export.json" "${supply_args[@]}" "${build_args[@]}"
+  stage "build the $layout layout from $data/export.json (${supply_args[*]})"
+  "$bin" build --layout "$layout" --export "$data/export.json" "${supply_args[@]}" "${build_args[@]}"
 else
   stage "no $data/export.json: building the no-data site"
   "$bin" build --unavailable "${build_args[@]}"

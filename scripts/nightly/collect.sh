@@ -40,6 +40,17 @@ accept() { # export [supply]: copies the pair into ACCEPTED
 report() { # accepted why
   echo "nightly: accepted=$1: $2"
   if [ -n "${GITHUB_OUTPUT:-}" ]; then printf 'accepted=%s\nwhy=%s\n' "$1" "$2" >> "$GITHUB_OUTPUT"; fi
+  if [ "$1" = yes ]; then deploy_size; fi
+}
+deploy_size() { # what Netlify will publish from the accepted pair: the edge layout's files and bytes
+  local site=$work/edge-site supply_args=(--no-supply) line
+  [ -f "$accepted_dir/supply.json" ] && supply_args=(--supply "$accepted_dir/supply.json")
+  if line=$("$bin" build --layout edge --export "$accepted_dir/export.json" "${supply_args[@]}" --out "$site" 2>&1 | tail -n 1); then
+    echo "nightly: Netlify will publish (edge layout): ${line#built "$site": }"
+    if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+      printf '\n**Deploy size (edge layout):** %s\n' "${line#built "$site": }" >> "$GITHUB_STEP_SUMMARY"
+    fi
+  fi
 }
 
 published_export=

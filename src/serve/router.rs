@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use super::cache::BodyCache;
 use crate::digest::sha256_hex;
+use crate::edge;
 use crate::error::{Error, Result};
 use crate::manifest::{Manifest, MANIFEST};
 use crate::netlify::{self, headers_for, CONFIG_FILES, MODELS_PATH, UNAVAILABLE_PATHS};
@@ -112,12 +113,51 @@ impl Site {
                 sha256: sha256_hex(&manifest_bytes),
             },
         );
-        Ok(Site {
+        let site = Site {
             dir: dir.to_path_buf(),
             files,
             routes,
             cache: BodyCache::default(),
-        })
+        };
+        site.check_edge_parts()?;
+        Ok(site)
+    }
+
+    /// An `edge` site's parts must assemble every list answer: each ordering named, its file
+    /// listed in the manifest and its offsets agreeing with its records. A site whose parts
+    /// cannot is refused when it opens (by `serve` and `verify`), with the file named.
+    fn check_edge_parts(&self) -> Result<()> {
+        let Some(parts) = &self.routes.edge else {
+            return Ok(());
+        };
+        let total = usize::try_from(self.routes.total).unwrap_or(usize::MAX);
+        let read = |key: &str| -> std::result::Result<Vec<u8>, String> {
+            match self.files.get(key) {
+                Some(_) => self
+                    .read_body(&Body::File(key.to_string()))
+                    .map_err(|e| format!("{key}: cannot read ({e})")),
+                None => Err(format!(
+                    "{key}: named by the routing table, not in the manifest"
+                )),
+            }
+        };
+        let mut problems: Vec<String> = read(&parts.head).err().into_iter().collect();
+        for (sort, order) in query::list_orders() {
+            let key = edge::ordering_key(sort, order);
+            let Some(ordering) = parts.orderings.get(&key) else {
+                problems.push(format!("{ROUTES}: no edge ordering {key}"));
+                continue;
+            };
+            match read(&ordering.file) {
+                Ok(bytes) => problems.extend(edge::check_ordering(ordering, &bytes, total)),
+                Err(why) => problems.push(why),
+            }
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Verify(problems))
+        }
     }
 
     /// The routing table.
@@ -182,8 +222,32 @@ impl Site {
         match query::route(method, raw_query, &self.routes) {
             Err(refused) => from_response(render::refusal(&refused)),
             Ok(Route::Model(key)) => self.file(key),
+            Ok(Route::Page(list) | Route::PastEnd(list)) if self.routes.edge.is_some() => {
+                self.assembled(&list)
+            }
             Ok(Route::Page(list)) => self.file(&list_file(&list)),
             Ok(Route::PastEnd(list)) => self.past_the_end(&list),
+        }
+    }
+
+    /// A list answer of an `edge` site, assembled from its parts as the edge function does
+    /// (checked when the site opened).
+    fn assembled(&self, list: &ListQuery) -> Answer {
+        let Some(parts) = &self.routes.edge else {
+            return self.error(ErrorCode::Internal, None);
+        };
+        let ordering = parts
+            .orderings
+            .get(&edge::ordering_key(list.sort, list.order));
+        let head = self.body_bytes(&Body::File(parts.head.clone()));
+        let records = ordering.map(|o| self.body_bytes(&Body::File(o.file.clone())));
+        match (ordering, head, records) {
+            (Some(ordering), Ok(head), Some(Ok(records))) => {
+                let mut body = Vec::new();
+                edge::assemble(&head, &records, &ordering.offsets, list, &mut body);
+                json_bytes(200, body)
+            }
+            _ => self.error(ErrorCode::Internal, None),
         }
     }
 

@@ -45,13 +45,21 @@ pub fn small() -> (Inputs, Catalog) {
 
 /// Builds the small fixture's site into `out`.
 pub fn build_small(out: &Path) -> BuildReport {
+    build_small_as(out, model_demand::edge::Layout::Full)
+}
+
+/// Builds the small fixture's site into `out` in `layout`.
+pub fn build_small_as(out: &Path, layout: model_demand::edge::Layout) -> BuildReport {
     let (inputs, catalog) = small();
     site::build(
         &SiteData::Data {
             inputs: &inputs,
             catalog: &catalog,
         },
-        &BuildOptions::new(out),
+        &BuildOptions {
+            layout,
+            ..BuildOptions::new(out)
+        },
     )
     .expect("small site builds")
 }

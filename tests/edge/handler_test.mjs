@@ -8,7 +8,7 @@ import { etagOf, notModified } from "../../netlify/edge-functions/lib/query.mjs"
 const fixture = Deno.env.get("EDGE_FIXTURE");
 if (!fixture) throw new Error("EDGE_FIXTURE must name the fixture directory");
 const vectors = JSON.parse(await Deno.readTextFile(`${fixture}/vectors.json`));
-const SITES = { data: `${fixture}/site`, unavailable: `${fixture}/site-unavailable` };
+const SITES = { data: `${fixture}/site`, unavailable: `${fixture}/site-unavailable`, edge: `${fixture}/site-edge` };
 const ORIGIN = "https://model-demand.example";
 const handlerUrl = new URL("../../netlify/edge-functions/models.mjs", import.meta.url);
 
@@ -133,6 +133,64 @@ for (const v of vectors) {
     for (const [header, value] of v.headers) assertEquals(response.headers.get(header), value, header);
   });
 }
+
+// The `edge` layout (DESIGN §8.1): the same data without list files. Every vector of the data
+// site gets the same status and bytes; a list page is assembled by the handler (so it answers
+// it, with the JSON headers and the SHA-256 ETag `serve` gives the full layout's file), exact
+// lookups stay rewrites to the same files, and everything else is byte for byte the vector.
+const listPrefix = (() => {
+  const table = JSON.parse(Deno.readTextFileSync(`${SITES.data}/_api/routes.json`));
+  return table.list_file.slice(0, table.list_file.indexOf("{"));
+})();
+for (const v of vectors.filter((x) => x.site === "data")) {
+  const name = `edge ${v.class} ${v.method} ?${v.query.slice(0, 120)}${v.if_none_match ? ` If-None-Match: ${v.if_none_match}` : ""}`;
+  Deno.test(name, async () => {
+    const { via, target, response } = await standIns.edge.invoke(handlers.edge, requestOf(v));
+    assertEquals(response.status, v.status, "status");
+    const noBody = v.method === "HEAD" || v.status === 304;
+    const text = await response.text();
+    if (v.file !== null && !v.file.startsWith(listPrefix)) {
+      assertEquals(via, "rewrite", "answered by");
+      assertEquals(target, `/${v.file}`, "rewrite target");
+      return;
+    }
+    assertEquals(via, "response", "answered by");
+    const expected = v.file === null ? v.body : await Deno.readTextFile(`${SITES.data}/${v.file}`);
+    assertEquals(text, noBody ? "" : expected, "body");
+    if (v.file === null) {
+      for (const [header, value] of v.headers) assertEquals(response.headers.get(header), value, header);
+    } else {
+      assertEquals(response.headers.get("ETag"), await etagOf(expected), "ETag");
+      for (const [header, value] of Object.entries((await freshModule("headers-edge")).HEADERS)) {
+        if (v.status !== 304 || header !== "Content-Type") assertEquals(response.headers.get(header), value, header);
+      }
+    }
+  });
+}
+
+Deno.test("an edge site's parts are fetched once per isolate", () => {
+  const parts = standIns.edge.fetched.filter((p) => p.startsWith("/_api/edge/"));
+  assertEquals(parts.length, new Set(parts).size, "each part once");
+  if (parts.length === 0) throw new Error("no part was fetched");
+});
+
+Deno.test("an edge site whose parts cannot be read is left to the static rules (a JSON 503)", async () => {
+  const handler = (await freshModule("edge-broken")).default;
+  const standIn = new StandIn(SITES.edge);
+  const table = JSON.parse(await Deno.readTextFile(`${SITES.edge}/_api/routes.json`));
+  standIn.missing.add("/" + table.edge.orderings["tokens_30d/desc"].file);
+  const error = console.error;
+  console.error = () => {};
+  try {
+    assertEquals((await standIn.invoke(handler, new Request(`${ORIGIN}/api/v1/models`))).via, "bypass", "answered by");
+  } finally {
+    console.error = error;
+  }
+  const rules = await Deno.readTextFile(`${SITES.edge}/_redirects`);
+  if (!rules.includes(`/api/v1/models  /${table.errors.data_unavailable}  503`)) {
+    throw new Error("the edge layout's rules do not answer a list request with the JSON 503");
+  }
+});
 
 Deno.test("the routing table is fetched once per isolate", () => {
   for (const [name, standIn] of Object.entries(standIns)) {

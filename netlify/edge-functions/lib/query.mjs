@@ -136,6 +136,7 @@ export function listFile(table, q) {
  *   {status, errorFile, allow?}             answer the precomputed error body with this status
  *   {status: 200, pastEnd: {file, query, total}}  the page at offset N with this query echoed
  *                                           (see pastEndBody)
+ *   {status: 200, assemble: query}          an `edge` site's list page (see assembleList)
  */
 export function route(raw, table, method = "GET") {
   if (method !== "GET" && method !== "HEAD") {
@@ -152,10 +153,45 @@ export function route(raw, table, method = "GET") {
     }
     return { status: 200, file: "/" + file };
   }
+  // An `edge` site keeps list answers as parts (DESIGN §8.1): every page, past the end too, is
+  // assembled from them (assembleList); a `full` site has a file for each.
+  if (table.edge) return { status: 200, assemble: q };
   if (q.offset > table.total) {
     return { status: 200, pastEnd: { file: listFile(table, { ...q, offset: table.total }), query: q, total: table.total } };
   }
   return { status: 200, file: listFile(table, q) };
+}
+
+/** The `query` and `pagination` members of a list page, as `query::list_echo` writes them. */
+function listEcho(query, total) {
+  const start = Math.min(query.offset, total);
+  const end = Math.min(start + query.limit, total);
+  const echo = { mode: "list", model_id: null, sort: query.sort, order: query.order, limit: query.limit, offset: query.offset };
+  const pagination = {
+    total_matching_models: total, offset: query.offset, limit: query.limit,
+    returned_count: end - start, has_next_page: query.offset + (end - start) < total,
+  };
+  return { echo, pagination, start, end };
+}
+
+/**
+ * A list page of an `edge` site, assembled as `edge::assemble` does (one definition of the
+ * layout, `render::assemble_page`): the head, the echo and pagination, and the slice of the
+ * ordering's comma-joined records between two offsets. No record is parsed. `head` and
+ * `records` are the parts' bytes (Uint8Array), `offsets` the ordering's N + 1 offsets.
+ */
+export function assembleList(head, records, offsets, query) {
+  const total = offsets.length - 1;
+  const { echo, pagination, start, end } = listEcho(query, total);
+  const middle = encoder.encode(`,"query":${JSON.stringify(echo)},"pagination":${JSON.stringify(pagination)},"models":[`);
+  const slice = end > start ? records.subarray(offsets[start], offsets[end] - 1) : new Uint8Array(0);
+  const tail = encoder.encode("]}");
+  const body = new Uint8Array(head.length + middle.length + slice.length + tail.length);
+  body.set(head, 0);
+  body.set(middle, head.length);
+  body.set(slice, head.length + middle.length);
+  body.set(tail, head.length + middle.length + slice.length);
+  return body;
 }
 
 /** The raw query string of a request URL, without the `?` (empty when there is none). */
@@ -165,7 +201,8 @@ export function rawQuery(url) {
 
 /** The strong validator of a body made while answering: `"<hex SHA-256>"`, as the preview server gives. */
 export async function etagOf(body) {
-  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(body));
+  const bytes = typeof body === "string" ? encoder.encode(body) : body;
+  const digest = await crypto.subtle.digest("SHA-256", bytes);
   return `"${Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("")}"`;
 }
 
