@@ -228,6 +228,49 @@ fn the_twelve_facts_of_six_real_configurations() {
         .all(|r| r.authorization.is_none() || !r.target.contains("resolve")));
 }
 
+#[test]
+fn the_four_configurations_of_2026_give_the_figures_of_their_sources() {
+    // DESIGN §10 as amended 2026-11-25, through a whole run with the shipped policy (its
+    // config_defaults give Llama 4 its interval): the SOURCE.txt figures, pinned to config.json.
+    let repos: Vec<FixtureRepo> = hf::CONFIG_REPOS
+        .iter()
+        .map(|f| hf::config_repo(f))
+        .collect();
+    let standin = StandIn::start();
+    script(&standin, &repos);
+    for repo in &repos {
+        hf::serve(&standin, repo, &[]);
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    run(&standin, &out, None);
+    model_demand::load(&out.join("export.json"), Some(&out.join("supply.json")))
+        .expect("the gate accepts the new figures");
+    let all = facts(&out);
+    for (repo, (folder, architecture, per_token, full, recurrent, t)) in
+        repos.iter().zip(hf::SOURCE_FIGURES)
+    {
+        let f = &all[&model_id(repo)];
+        for (fact, expected) in [
+            ("architecture_type", architecture),
+            ("attention_bytes_per_token", per_token),
+            ("full_sequence_attention_bytes", full),
+            ("recurrent_state_bytes", recurrent),
+            ("calculation_sequence_length", t),
+        ] {
+            assert_eq!(value(f, fact).as_deref(), Some(expected), "{folder} {fact}");
+            assert_eq!(
+                f[fact]["source_url"],
+                format!(
+                    "https://huggingface.co/{}/blob/{}/config.json",
+                    repo.id, repo.sha
+                )
+                .as_str()
+            );
+        }
+    }
+}
+
 /// A copy of a fixture repository under another ID, with one file replaced.
 fn variant(folder: &str, id: &str, file: &str, bytes: Vec<u8>) -> FixtureRepo {
     let mut repo = hf::repo(folder);
@@ -246,7 +289,7 @@ fn every_failure_is_a_reason_never_a_crash_or_a_zero() {
     broken.extend_from_slice(b"{not json at all");
     let mut unknown_layer: Value =
         serde_json::from_slice(&base.files["config.json"]).expect("config");
-    unknown_layer["layer_types"] = json!(vec!["chunked_attention"; 32]);
+    unknown_layer["layer_types"] = json!(vec!["lightning_attention"; 32]);
     let repos = vec![
         variant(
             "meta-llama__Meta-Llama-3.1-8B",

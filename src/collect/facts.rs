@@ -5,7 +5,7 @@ use crate::export::{Availability, Fact, FACTS};
 
 use super::config::{self, Outcome};
 use super::huggingface::{self, blob_url, tree_url, Hub, HubError, RepoInfo};
-use super::policy::Policy;
+use super::policy::{ConfigDefault, Policy};
 use super::safetensors;
 
 /// Indices into [`FACTS`], in its order.
@@ -88,8 +88,8 @@ fn failed(error: &HubError) -> Evidence {
     }
 }
 
-/// Computes the twelve facts of the repository `repo`.
-pub fn from_repository(hub: &Hub<'_>, repo: &str) -> Evidence {
+/// Computes the twelve facts of the repository `repo`, with the policy's reference `defaults`.
+pub fn from_repository(hub: &Hub<'_>, repo: &str, defaults: &[ConfigDefault]) -> Evidence {
     let info = match hub.info(repo) {
         Ok(info) => info,
         Err(e) => return failed(&e),
@@ -116,7 +116,7 @@ pub fn from_repository(hub: &Hub<'_>, repo: &str) -> Evidence {
         }
     };
     if config.is_object() {
-        let computed = config::config_facts(&config);
+        let computed = config::config_facts(&config, defaults);
         let config_url = blob_url(&info, "config.json");
         for (i, outcome) in [
             (ARCHITECTURE, &computed.architecture_type),

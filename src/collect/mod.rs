@@ -400,7 +400,12 @@ fn gather(plan: &Plan<'_>, client: &Client, run: &mut RunReport) -> Result<Colle
     let evidence: BTreeMap<&str, Evidence> = hub_pool.install(|| {
         repos
             .par_iter()
-            .map(|repo| (*repo, facts::from_repository(&hub, repo)))
+            .map(|repo| {
+                (
+                    *repo,
+                    facts::from_repository(&hub, repo, &policy.config_defaults),
+                )
+            })
             .collect()
     });
     let model_facts = assemble_facts(
