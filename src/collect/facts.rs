@@ -88,13 +88,18 @@ fn failed(error: &HubError) -> Evidence {
     }
 }
 
-/// Computes the twelve facts of the repository `repo`, with the policy's reference `defaults`.
+/// Computes the twelve facts of the repository `repo` at its current commit, with the
+/// policy's reference `defaults`.
 pub fn from_repository(hub: &Hub<'_>, repo: &str, defaults: &[ConfigDefault]) -> Evidence {
-    let info = match hub.info(repo) {
-        Ok(info) => info,
-        Err(e) => return failed(&e),
-    };
-    let config_bytes = match hub.file(&info, "config.json") {
+    match hub.info(repo, None) {
+        Ok(info) => from_info(hub, &info, defaults),
+        Err(e) => failed(&e),
+    }
+}
+
+/// Computes the twelve facts of a repository pinned to a commit (its model info).
+pub fn from_info(hub: &Hub<'_>, info: &RepoInfo, defaults: &[ConfigDefault]) -> Evidence {
+    let config_bytes = match hub.file(info, "config.json") {
         Ok(bytes) => bytes,
         Err(e) => return failed(&e),
     };
@@ -117,7 +122,7 @@ pub fn from_repository(hub: &Hub<'_>, repo: &str, defaults: &[ConfigDefault]) ->
     };
     if config.is_object() {
         let computed = config::config_facts(&config, defaults);
-        let config_url = blob_url(&info, "config.json");
+        let config_url = blob_url(info, "config.json");
         for (i, outcome) in [
             (ARCHITECTURE, &computed.architecture_type),
             (ATTENTION_PER_TOKEN, &computed.attention_bytes_per_token),
@@ -132,7 +137,7 @@ pub fn from_repository(hub: &Hub<'_>, repo: &str, defaults: &[ConfigDefault]) ->
         }
         match size_facts(
             hub,
-            &info,
+            info,
             &config,
             computed.experts,
             computed.experts_per_token,
@@ -145,7 +150,7 @@ pub fn from_repository(hub: &Hub<'_>, repo: &str, defaults: &[ConfigDefault]) ->
             Err(e) => return failed(&e),
         }
     }
-    match smallest_quantization(hub, &info, &config) {
+    match smallest_quantization(hub, info, &config) {
         Ok(quant) => {
             for (i, fact) in quant {
                 facts[i] = fact;
@@ -268,7 +273,7 @@ fn smallest_quantization(
     }
     for child in hub.quantized_children(&info.id)? {
         // A child whose requests fail is skipped, as DESIGN says.
-        let Ok(child_info) = hub.info(&child) else {
+        let Ok(child_info) = hub.info(&child, None) else {
             continue;
         };
         let Ok(bytes) = hub.file(&child_info, "config.json") else {

@@ -8,6 +8,7 @@ pub mod config;
 pub mod facts;
 pub mod http;
 pub mod huggingface;
+pub mod inspect;
 pub mod openrouter;
 pub mod policy;
 pub mod ratelimit;
@@ -46,6 +47,13 @@ pub const DEFAULT_DAYS: u32 = 60;
 pub const OPENROUTER_KEY_VAR: &str = "OPENROUTER_API_KEY";
 /// The environment variable holding the optional Hugging Face token.
 pub const HF_TOKEN_VAR: &str = "HF_TOKEN";
+/// The first retry's wait when the source gives no `Retry-After` (doubles each time).
+pub const RETRY_BASE: Duration = Duration::from_secs(2);
+
+/// A credential from the environment variable `name`, when set and not empty.
+pub fn secret_from_env(name: &str) -> Option<Secret> {
+    std::env::var(name).ok().and_then(Secret::new)
+}
 
 /// Everything one run needs.
 #[derive(Debug, Clone)]
@@ -85,7 +93,7 @@ pub struct CollectOptions {
 impl CollectOptions {
     /// Options with the documented defaults and the credentials from the environment.
     pub fn from_env(out: impl Into<PathBuf>, now: OffsetDateTime) -> CollectOptions {
-        let var = |name: &str| std::env::var(name).ok().and_then(Secret::new);
+        let var = secret_from_env;
         CollectOptions {
             out: out.into(),
             previous_export: None,
@@ -98,7 +106,7 @@ impl CollectOptions {
             cache: None,
             openrouter_key: var(OPENROUTER_KEY_VAR),
             hf_token: var(HF_TOKEN_VAR),
-            retry_base: Duration::from_secs(2),
+            retry_base: RETRY_BASE,
             wait_budget: ratelimit::WAIT_BUDGET,
             report: None,
             progress: false,

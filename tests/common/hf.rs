@@ -817,6 +817,11 @@ pub fn serve(standin: &StandIn, repo: &FixtureRepo, children: &[&str]) {
         &format!("/api/models/{}?blobs=true", repo.id),
         vec![Reply::json(repo.info_json())],
     );
+    // The same info at its commit, as `--revision` asks for it.
+    standin.route(
+        &format!("/api/models/{}/revision/{}?blobs=true", repo.id, repo.sha),
+        vec![Reply::json(repo.info_json())],
+    );
     for (path, bytes) in &repo.files {
         standin.route(
             &format!("/{}/resolve/{}/{path}", repo.id, repo.sha),
