@@ -271,6 +271,126 @@ fn the_four_configurations_of_2026_give_the_figures_of_their_sources() {
     }
 }
 
+/// A listed change: model, fact, old reason, old value, new value.
+type Listed<'a> = (
+    &'a str,
+    &'a str,
+    Option<&'a str>,
+    Option<&'a str>,
+    Option<&'a str>,
+);
+
+#[test]
+fn a_figure_that_changes_at_an_unchanged_commit_is_in_the_run_report() {
+    // Night 1 under a policy without config_defaults: Llama 4's layout is unknown. Night 2
+    // under the shipped policy, with night 1's export as the previous one: the same commit
+    // now gives figures, and the report lists each changed fact with its old and new value.
+    // DeepSeek-V3.2 moved to a new commit with another config meanwhile: not a rule change.
+    let mut repos: Vec<FixtureRepo> = hf::CONFIG_REPOS
+        .iter()
+        .map(|f| hf::config_repo(f))
+        .collect();
+    let standin = StandIn::start();
+    script(&standin, &repos);
+    for repo in &repos {
+        hf::serve(&standin, repo, &[]);
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bare = dir.path().join("bare-policy.json");
+    std::fs::write(
+        &bare,
+        r#"{"policy_schema_version":"model-demand.policy.v1","terms_checked_at":"2026-11-23T13:30:00Z",
+            "fresh_for_hours":32,"closed_weights":[]}"#,
+    )
+    .expect("write");
+    let night1 = dir.path().join("night1");
+    let (result, report) = sources::run_with_report(&standin, &night1, |o| CollectOptions {
+        policy: bare.clone(),
+        ..o
+    });
+    result.expect("night 1 collects");
+    assert!(report.changed_facts.is_empty(), "no previous export");
+
+    let mut config: Value = serde_json::from_slice(&repos[0].files["config.json"]).expect("config");
+    config["index_head_dim"] = json!(256);
+    repos[0].files.insert(
+        "config.json".into(),
+        serde_json::to_vec(&config).expect("json"),
+    );
+    repos[0].sha = "feedfacefeedfacefeedfacefeedfacefeedface".to_string();
+    hf::serve(&standin, &repos[0], &[]);
+    let night2 = dir.path().join("night2");
+    let previous = night1.join("out").join("export.json");
+    let (result, report) = sources::run_with_report(&standin, &night2, |o| CollectOptions {
+        previous_export: Some(previous.clone()),
+        ..o
+    });
+    result.expect("night 2 collects");
+    let scout = &repos[1];
+    let listed: Vec<Listed<'_>> = report
+        .changed_facts
+        .iter()
+        .map(|c| {
+            (
+                c.model_id.as_str(),
+                c.fact.as_str(),
+                c.old_reason.as_deref(),
+                c.old_value.as_deref(),
+                c.new_value.as_deref(),
+            )
+        })
+        .collect();
+    let id = model_id(scout);
+    assert_eq!(
+        listed,
+        [
+            (
+                id.as_str(),
+                "attention_bytes_per_token",
+                Some("config_key_missing"),
+                None,
+                Some("49152")
+            ),
+            (
+                id.as_str(),
+                "full_sequence_attention_bytes",
+                Some("config_key_missing"),
+                None,
+                Some("516604035072")
+            ),
+            (
+                id.as_str(),
+                "recurrent_state_bytes",
+                Some("config_key_missing"),
+                None,
+                Some("0")
+            ),
+        ]
+    );
+    assert!(report
+        .changed_facts
+        .iter()
+        .all(|c| c.commit == scout.sha && c.repository == scout.id));
+    // DeepSeek-V3.2's figure did change, at a new commit: it is in the export, not the list.
+    assert_eq!(
+        value(
+            &facts(&night2.join("out"))[&model_id(&repos[0])],
+            "attention_bytes_per_token"
+        )
+        .as_deref(),
+        Some((70_272 + 61 * (256 + 8)).to_string().as_str())
+    );
+    let md = report.to_markdown();
+    assert!(md.contains("Facts changed at an unchanged commit"), "{md}");
+    assert!(
+        md.contains(&format!(
+            "| `{id}` | `attention_bytes_per_token` | `{}` | none (config_key_missing) | 49152 |",
+            &scout.sha[..12]
+        )),
+        "{md}"
+    );
+}
+
 /// A copy of a fixture repository under another ID, with one file replaced.
 fn variant(folder: &str, id: &str, file: &str, bytes: Vec<u8>) -> FixtureRepo {
     let mut repo = hf::repo(folder);

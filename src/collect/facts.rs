@@ -51,7 +51,14 @@ fn available(value: String, source_url: String) -> Fact {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Evidence {
     /// The twelve facts, from the repository's files.
-    Facts(Vec<Fact>),
+    Facts {
+        /// The facts, in [`FACTS`] order.
+        facts: Vec<Fact>,
+        /// The repository as the source names it (after a rename's redirect).
+        repository: String,
+        /// The commit the facts are pinned to.
+        commit: String,
+    },
     /// The repository refused (401/403/404) or answered what is not its format: all twelve
     /// facts `open_checkpoint_unavailable`. The outcome (`gated`, `missing`, `broken`) and
     /// why, for the run report.
@@ -163,7 +170,11 @@ pub fn from_info(hub: &Hub<'_>, info: &RepoInfo, defaults: &[ConfigDefault]) -> 
         }
         Err(e) => return failed(&e),
     }
-    Evidence::Facts(facts)
+    Evidence::Facts {
+        facts,
+        repository: info.id.clone(),
+        commit: info.sha.clone(),
+    }
 }
 
 /// The four size facts; a header that cannot be read at all is an error for the caller, a

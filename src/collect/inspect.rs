@@ -91,9 +91,13 @@ pub fn repository_facts(options: &FactsOptions) -> Result<RepositoryFacts> {
         .info(repo, options.revision.as_deref())
         .map_err(|e| refused(repo, &at, &e))?;
     match facts::from_info(&hub, &info, &policy.config_defaults) {
-        Evidence::Facts(facts) => Ok(RepositoryFacts {
-            repository: info.id,
-            commit: info.sha,
+        Evidence::Facts {
+            facts,
+            repository,
+            commit,
+        } => Ok(RepositoryFacts {
+            repository,
+            commit,
             facts,
         }),
         Evidence::Refused(_, outcome, why) => Err(Error::Collect(format!(

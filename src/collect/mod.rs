@@ -4,6 +4,7 @@
 //! A front stage: its only output is the two input files, which re-enter through the same gate
 //! as any other input. Nothing after it talks to the network.
 
+pub mod changes;
 pub mod config;
 pub mod facts;
 pub mod http;
@@ -533,7 +534,18 @@ fn assemble_facts(
             (true, None) => facts::without_repository(id, policy),
             (true, Some(repo)) => {
                 let (facts, outcome, why) = match evidence.get(repo) {
-                    Some(Evidence::Facts(f)) => (f.clone(), "read", None),
+                    Some(Evidence::Facts {
+                        facts,
+                        repository,
+                        commit,
+                    }) => {
+                        if let Some(old) = previous(id) {
+                            run.changed_facts.extend(changes::changed_facts(
+                                id, repository, commit, &old, facts,
+                            ));
+                        }
+                        (facts.clone(), "read", None)
+                    }
                     Some(Evidence::Refused(f, outcome, why)) => {
                         (f.clone(), *outcome, Some(why.clone()))
                     }
