@@ -232,10 +232,22 @@ fn the_twelve_facts_of_six_real_configurations() {
 fn the_four_configurations_of_2026_give_the_figures_of_their_sources() {
     // DESIGN §10 as amended 2026-11-25, through a whole run with the shipped policy (its
     // config_defaults give Llama 4 its interval): the SOURCE.txt figures, pinned to config.json.
-    let repos: Vec<FixtureRepo> = hf::CONFIG_REPOS
+    let mut repos: Vec<FixtureRepo> = hf::CONFIG_REPOS
         .iter()
         .map(|f| hf::config_repo(f))
         .collect();
+    // Beside them, MiMo's configuration with layout keys of the wrong type (a string where the
+    // pattern's list is due, a negative window): a reason for that model, and the night goes on.
+    let mut broken = hf::config_repo("XiaomiMiMo__MiMo-V2-Flash");
+    let mut config: Value = serde_json::from_slice(&broken.files["config.json"]).expect("json");
+    config["hybrid_layer_pattern"] = json!("011111011111");
+    config["sliding_window_size"] = json!(-128);
+    broken.id = "org/mimo-wrong-types".to_string();
+    broken.files.insert(
+        "config.json".into(),
+        serde_json::to_vec(&config).expect("json"),
+    );
+    repos.push(broken);
     let standin = StandIn::start();
     script(&standin, &repos);
     for repo in &repos {
@@ -243,10 +255,25 @@ fn the_four_configurations_of_2026_give_the_figures_of_their_sources() {
     }
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("out");
-    run(&standin, &out, None);
+    let report = run(&standin, &out, None);
     model_demand::load(&out.join("export.json"), Some(&out.join("supply.json")))
         .expect("the gate accepts the new figures");
+    assert_eq!(report.models_with_evidence, 5);
     let all = facts(&out);
+    for fact in [
+        "attention_bytes_per_token",
+        "full_sequence_attention_bytes",
+        "recurrent_state_bytes",
+    ] {
+        let f = &all["org/mimo-wrong-types"][fact];
+        assert_eq!(f["value"], Value::Null, "{fact}");
+        assert_eq!(f["state"], "not_found_under_policy");
+        assert_eq!(f["reason"], "attention_layout_not_supported");
+    }
+    assert_eq!(
+        value(&all["org/mimo-wrong-types"], "calculation_sequence_length").as_deref(),
+        Some("262144")
+    );
     for (repo, (folder, architecture, per_token, full, recurrent, t)) in
         repos.iter().zip(hf::SOURCE_FIGURES)
     {
