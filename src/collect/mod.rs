@@ -94,7 +94,6 @@ pub struct CollectOptions {
 impl CollectOptions {
     /// Options with the documented defaults and the credentials from the environment.
     pub fn from_env(out: impl Into<PathBuf>, now: OffsetDateTime) -> CollectOptions {
-        let var = secret_from_env;
         CollectOptions {
             out: out.into(),
             previous_export: None,
@@ -105,8 +104,8 @@ impl CollectOptions {
             huggingface_url: huggingface::PUBLIC_HOST.to_string(),
             policy: PathBuf::from(policy::DEFAULT_POLICY),
             cache: None,
-            openrouter_key: var(OPENROUTER_KEY_VAR),
-            hf_token: var(HF_TOKEN_VAR),
+            openrouter_key: secret_from_env(OPENROUTER_KEY_VAR),
+            hf_token: secret_from_env(HF_TOKEN_VAR),
             retry_base: RETRY_BASE,
             wait_budget: ratelimit::WAIT_BUDGET,
             report: None,
