@@ -40,6 +40,11 @@ pub enum Command {
     /// (export.json, supply.json), written only after they pass the same gate as `check`.
     /// Needs OPENROUTER_API_KEY in the environment; HF_TOKEN is optional.
     Collect(CollectArgs),
+    /// Print the twelve facts of one Hugging Face repository at its current commit (or
+    /// --revision), each with state, reason, unit and source_url, computed by the same code,
+    /// policy and cache as `collect`: a table, or JSON with --json. HF_TOKEN is honoured (never
+    /// printed); a repository that does not exist or is gated is an error (exit 1).
+    Facts(FactsArgs),
     /// Print a run report that `collect --report FILE` wrote as Markdown (for a CI run's
     /// summary): the night's health and what a person may have to act on.
     CollectReport {
@@ -119,6 +124,31 @@ pub struct CollectArgs {
     /// whether the run succeeds or not. An existing FILE must be such a report.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+}
+
+/// `facts` arguments.
+#[derive(Debug, Args)]
+pub struct FactsArgs {
+    /// The Hugging Face repository, owner/name (for example deepseek-ai/DeepSeek-V3.2).
+    #[arg(value_name = "REPO")]
+    pub repo: String,
+    /// A commit SHA (7 to 40 hex digits) instead of the repository's current commit.
+    #[arg(long, value_name = "SHA")]
+    pub revision: Option<String>,
+    /// Print JSON (repository, commit, and each fact's value, unit, state, reason and
+    /// source_url) instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// The collection policy (model-demand.policy.v1); its config_defaults apply.
+    #[arg(long, value_name = "PATH", default_value = crate::collect::policy::DEFAULT_POLICY)]
+    pub policy: PathBuf,
+    /// Cache of immutable Hugging Face files, keyed by repository and commit (the one
+    /// `collect --cache` uses).
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
+    /// Hugging Face's base URL.
+    #[arg(long, value_name = "URL", default_value = "https://huggingface.co")]
+    pub huggingface_url: String,
 }
 
 /// `build` arguments.

@@ -3,7 +3,7 @@
 
 use time::OffsetDateTime;
 
-use crate::cli::{BuildArgs, CollectArgs, InputArgs, McpArgs, QueryArgs, ServeArgs};
+use crate::cli::{BuildArgs, CollectArgs, FactsArgs, InputArgs, McpArgs, QueryArgs, ServeArgs};
 use crate::collect::{self, CollectOptions, CollectReport};
 use crate::error::Result;
 use crate::render::{Api, Response};
@@ -79,6 +79,28 @@ pub fn collect(args: CollectArgs) -> Result<CollectReport> {
         ..CollectOptions::from_env(&args.out, now)
     };
     collect::collect(&options)
+}
+
+/// `facts`: the twelve facts of one repository, as a table or (`--json`) pretty JSON.
+pub fn facts(args: FactsArgs) -> Result<String> {
+    let options = collect::inspect::FactsOptions {
+        repo: args.repo,
+        revision: args.revision,
+        policy: args.policy,
+        cache: args.cache,
+        huggingface_url: args.huggingface_url,
+        hf_token: collect::secret_from_env(collect::HF_TOKEN_VAR),
+        retry_base: collect::RETRY_BASE,
+    };
+    let found = collect::inspect::repository_facts(&options)?;
+    Ok(if args.json {
+        let mut text = serde_json::to_string_pretty(&found.to_json())
+            .map_err(|e| crate::error::Error::Collect(e.to_string()))?;
+        text.push('\n');
+        text
+    } else {
+        found.to_table()
+    })
 }
 
 /// `collect-report`: a run report as Markdown.

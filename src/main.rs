@@ -52,6 +52,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let out = args.out.clone();
             println!("{}", commands::collect(args)?.summary(&out));
         }
+        Command::Facts(args) => print!("{}", commands::facts(args)?),
         Command::CollectReport { report } => print!("{}", commands::collect_report(&report)?),
         Command::NetlifyToml => print!("{}", model_demand::netlify::netlify_toml()),
         Command::Mcp(args) => commands::mcp(&args)?,

@@ -228,6 +228,196 @@ fn the_twelve_facts_of_six_real_configurations() {
         .all(|r| r.authorization.is_none() || !r.target.contains("resolve")));
 }
 
+#[test]
+fn the_four_configurations_of_2026_give_the_figures_of_their_sources() {
+    // DESIGN §10 as amended 2026-11-25, through a whole run with the shipped policy (its
+    // config_defaults give Llama 4 its interval): the SOURCE.txt figures, pinned to config.json.
+    let mut repos: Vec<FixtureRepo> = hf::CONFIG_REPOS
+        .iter()
+        .map(|f| hf::config_repo(f))
+        .collect();
+    // Beside them, MiMo's configuration with layout keys of the wrong type (a string where the
+    // pattern's list is due, a negative window): a reason for that model, and the night goes on.
+    let mut broken = hf::config_repo("XiaomiMiMo__MiMo-V2-Flash");
+    let mut config: Value = serde_json::from_slice(&broken.files["config.json"]).expect("json");
+    config["hybrid_layer_pattern"] = json!("011111011111");
+    config["sliding_window_size"] = json!(-128);
+    broken.id = "org/mimo-wrong-types".to_string();
+    broken.files.insert(
+        "config.json".into(),
+        serde_json::to_vec(&config).expect("json"),
+    );
+    repos.push(broken);
+    let standin = StandIn::start();
+    script(&standin, &repos);
+    for repo in &repos {
+        hf::serve(&standin, repo, &[]);
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    let report = run(&standin, &out, None);
+    model_demand::load(&out.join("export.json"), Some(&out.join("supply.json")))
+        .expect("the gate accepts the new figures");
+    assert_eq!(report.models_with_evidence, 5);
+    let all = facts(&out);
+    for fact in [
+        "attention_bytes_per_token",
+        "full_sequence_attention_bytes",
+        "recurrent_state_bytes",
+    ] {
+        let f = &all["org/mimo-wrong-types"][fact];
+        assert_eq!(f["value"], Value::Null, "{fact}");
+        assert_eq!(f["state"], "not_found_under_policy");
+        assert_eq!(f["reason"], "attention_layout_not_supported");
+    }
+    assert_eq!(
+        value(&all["org/mimo-wrong-types"], "calculation_sequence_length").as_deref(),
+        Some("262144")
+    );
+    for (repo, (folder, architecture, per_token, full, recurrent, t)) in
+        repos.iter().zip(hf::SOURCE_FIGURES)
+    {
+        let f = &all[&model_id(repo)];
+        for (fact, expected) in [
+            ("architecture_type", architecture),
+            ("attention_bytes_per_token", per_token),
+            ("full_sequence_attention_bytes", full),
+            ("recurrent_state_bytes", recurrent),
+            ("calculation_sequence_length", t),
+        ] {
+            assert_eq!(value(f, fact).as_deref(), Some(expected), "{folder} {fact}");
+            assert_eq!(
+                f[fact]["source_url"],
+                format!(
+                    "https://huggingface.co/{}/blob/{}/config.json",
+                    repo.id, repo.sha
+                )
+                .as_str()
+            );
+        }
+    }
+}
+
+/// A listed change: model, fact, old reason, old value, new value.
+type Listed<'a> = (
+    &'a str,
+    &'a str,
+    Option<&'a str>,
+    Option<&'a str>,
+    Option<&'a str>,
+);
+
+#[test]
+fn a_figure_that_changes_at_an_unchanged_commit_is_in_the_run_report() {
+    // Night 1 under a policy without config_defaults: Llama 4's layout is unknown. Night 2
+    // under the shipped policy, with night 1's export as the previous one: the same commit
+    // now gives figures, and the report lists each changed fact with its old and new value.
+    // DeepSeek-V3.2 moved to a new commit with another config meanwhile: not a rule change.
+    let mut repos: Vec<FixtureRepo> = hf::CONFIG_REPOS
+        .iter()
+        .map(|f| hf::config_repo(f))
+        .collect();
+    let standin = StandIn::start();
+    script(&standin, &repos);
+    for repo in &repos {
+        hf::serve(&standin, repo, &[]);
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bare = dir.path().join("bare-policy.json");
+    std::fs::write(
+        &bare,
+        r#"{"policy_schema_version":"model-demand.policy.v1","terms_checked_at":"2026-11-23T13:30:00Z",
+            "fresh_for_hours":32,"closed_weights":[]}"#,
+    )
+    .expect("write");
+    let night1 = dir.path().join("night1");
+    let (result, report) = sources::run_with_report(&standin, &night1, |o| CollectOptions {
+        policy: bare.clone(),
+        ..o
+    });
+    result.expect("night 1 collects");
+    assert!(report.changed_facts.is_empty(), "no previous export");
+
+    let mut config: Value = serde_json::from_slice(&repos[0].files["config.json"]).expect("config");
+    config["index_head_dim"] = json!(256);
+    repos[0].files.insert(
+        "config.json".into(),
+        serde_json::to_vec(&config).expect("json"),
+    );
+    repos[0].sha = "feedfacefeedfacefeedfacefeedfacefeedface".to_string();
+    hf::serve(&standin, &repos[0], &[]);
+    let night2 = dir.path().join("night2");
+    let previous = night1.join("out").join("export.json");
+    let (result, report) = sources::run_with_report(&standin, &night2, |o| CollectOptions {
+        previous_export: Some(previous.clone()),
+        ..o
+    });
+    result.expect("night 2 collects");
+    let scout = &repos[1];
+    let listed: Vec<Listed<'_>> = report
+        .changed_facts
+        .iter()
+        .map(|c| {
+            (
+                c.model_id.as_str(),
+                c.fact.as_str(),
+                c.old_reason.as_deref(),
+                c.old_value.as_deref(),
+                c.new_value.as_deref(),
+            )
+        })
+        .collect();
+    let id = model_id(scout);
+    assert_eq!(
+        listed,
+        [
+            (
+                id.as_str(),
+                "attention_bytes_per_token",
+                Some("config_key_missing"),
+                None,
+                Some("49152")
+            ),
+            (
+                id.as_str(),
+                "full_sequence_attention_bytes",
+                Some("config_key_missing"),
+                None,
+                Some("516604035072")
+            ),
+            (
+                id.as_str(),
+                "recurrent_state_bytes",
+                Some("config_key_missing"),
+                None,
+                Some("0")
+            ),
+        ]
+    );
+    assert!(report
+        .changed_facts
+        .iter()
+        .all(|c| c.commit == scout.sha && c.repository == scout.id));
+    // DeepSeek-V3.2's figure did change, at a new commit: it is in the export, not the list.
+    assert_eq!(
+        value(
+            &facts(&night2.join("out"))[&model_id(&repos[0])],
+            "attention_bytes_per_token"
+        )
+        .as_deref(),
+        Some((70_272 + 61 * (256 + 8)).to_string().as_str())
+    );
+    let md = report.to_markdown();
+    assert!(md.contains("Facts changed at an unchanged commit"), "{md}");
+    assert!(
+        md.contains(&format!(
+            "| `{id}` | `attention_bytes_per_token` | `{}` | none (config_key_missing) | 49152 |",
+            &scout.sha[..12]
+        )),
+        "{md}"
+    );
+}
+
 /// A copy of a fixture repository under another ID, with one file replaced.
 fn variant(folder: &str, id: &str, file: &str, bytes: Vec<u8>) -> FixtureRepo {
     let mut repo = hf::repo(folder);
@@ -246,7 +436,7 @@ fn every_failure_is_a_reason_never_a_crash_or_a_zero() {
     broken.extend_from_slice(b"{not json at all");
     let mut unknown_layer: Value =
         serde_json::from_slice(&base.files["config.json"]).expect("config");
-    unknown_layer["layer_types"] = json!(vec!["chunked_attention"; 32]);
+    unknown_layer["layer_types"] = json!(vec!["lightning_attention"; 32]);
     let repos = vec![
         variant(
             "meta-llama__Meta-Llama-3.1-8B",

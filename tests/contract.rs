@@ -226,10 +226,31 @@ fn the_fact_descriptions_say_how_each_fact_is_computed() {
             .to_string()
     };
     for (path, says) in [
+        // DESIGN §10 as amended 2026-11-25: what the cache facts count.
         ("models[].facts.attention_bytes_per_token", "16-bit"),
         (
+            "models[].facts.attention_bytes_per_token",
+            "layers whose cache grows with the sequence",
+        ),
+        (
+            "models[].facts.attention_bytes_per_token",
+            "the latent of every layer",
+        ),
+        (
+            "models[].facts.attention_bytes_per_token",
+            "the indexer's keys as the model stores them",
+        ),
+        (
+            "models[].facts.attention_bytes_per_token",
+            "attention_layout_not_supported, never a figure",
+        ),
+        (
             "models[].facts.full_sequence_attention_bytes",
-            "sliding-window",
+            "each windowed layer for min(its window, length) tokens",
+        ),
+        (
+            "models[].facts.full_sequence_attention_bytes",
+            "chunked layers their attention_chunk_size",
         ),
         ("models[].facts.recurrent_state_bytes", "16-bit"),
         (

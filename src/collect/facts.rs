@@ -5,7 +5,7 @@ use crate::export::{Availability, Fact, FACTS};
 
 use super::config::{self, Outcome};
 use super::huggingface::{self, blob_url, tree_url, Hub, HubError, RepoInfo};
-use super::policy::Policy;
+use super::policy::{ConfigDefault, Policy};
 use super::safetensors;
 
 /// Indices into [`FACTS`], in its order.
@@ -51,7 +51,14 @@ fn available(value: String, source_url: String) -> Fact {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Evidence {
     /// The twelve facts, from the repository's files.
-    Facts(Vec<Fact>),
+    Facts {
+        /// The facts, in [`FACTS`] order.
+        facts: Vec<Fact>,
+        /// The repository as the source names it (after a rename's redirect).
+        repository: String,
+        /// The commit the facts are pinned to.
+        commit: String,
+    },
     /// The repository refused (401/403/404) or answered what is not its format: all twelve
     /// facts `open_checkpoint_unavailable`. The outcome (`gated`, `missing`, `broken`) and
     /// why, for the run report.
@@ -88,13 +95,18 @@ fn failed(error: &HubError) -> Evidence {
     }
 }
 
-/// Computes the twelve facts of the repository `repo`.
-pub fn from_repository(hub: &Hub<'_>, repo: &str) -> Evidence {
-    let info = match hub.info(repo) {
-        Ok(info) => info,
-        Err(e) => return failed(&e),
-    };
-    let config_bytes = match hub.file(&info, "config.json") {
+/// Computes the twelve facts of the repository `repo` at its current commit, with the
+/// policy's reference `defaults`.
+pub fn from_repository(hub: &Hub<'_>, repo: &str, defaults: &[ConfigDefault]) -> Evidence {
+    match hub.info(repo, None) {
+        Ok(info) => from_info(hub, &info, defaults),
+        Err(e) => failed(&e),
+    }
+}
+
+/// Computes the twelve facts of a repository pinned to a commit (its model info).
+pub fn from_info(hub: &Hub<'_>, info: &RepoInfo, defaults: &[ConfigDefault]) -> Evidence {
+    let config_bytes = match hub.file(info, "config.json") {
         Ok(bytes) => bytes,
         Err(e) => return failed(&e),
     };
@@ -116,8 +128,8 @@ pub fn from_repository(hub: &Hub<'_>, repo: &str) -> Evidence {
         }
     };
     if config.is_object() {
-        let computed = config::config_facts(&config);
-        let config_url = blob_url(&info, "config.json");
+        let computed = config::config_facts(&config, defaults);
+        let config_url = blob_url(info, "config.json");
         for (i, outcome) in [
             (ARCHITECTURE, &computed.architecture_type),
             (ATTENTION_PER_TOKEN, &computed.attention_bytes_per_token),
@@ -132,7 +144,7 @@ pub fn from_repository(hub: &Hub<'_>, repo: &str) -> Evidence {
         }
         match size_facts(
             hub,
-            &info,
+            info,
             &config,
             computed.experts,
             computed.experts_per_token,
@@ -145,7 +157,7 @@ pub fn from_repository(hub: &Hub<'_>, repo: &str) -> Evidence {
             Err(e) => return failed(&e),
         }
     }
-    match smallest_quantization(hub, &info, &config) {
+    match smallest_quantization(hub, info, &config) {
         Ok(quant) => {
             for (i, fact) in quant {
                 facts[i] = fact;
@@ -158,7 +170,11 @@ pub fn from_repository(hub: &Hub<'_>, repo: &str) -> Evidence {
         }
         Err(e) => return failed(&e),
     }
-    Evidence::Facts(facts)
+    Evidence::Facts {
+        facts,
+        repository: info.id.clone(),
+        commit: info.sha.clone(),
+    }
 }
 
 /// The four size facts; a header that cannot be read at all is an error for the caller, a
@@ -268,7 +284,7 @@ fn smallest_quantization(
     }
     for child in hub.quantized_children(&info.id)? {
         // A child whose requests fail is skipped, as DESIGN says.
-        let Ok(child_info) = hub.info(&child) else {
+        let Ok(child_info) = hub.info(&child, None) else {
             continue;
         };
         let Ok(bytes) = hub.file(&child_info, "config.json") else {

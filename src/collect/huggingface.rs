@@ -132,15 +132,30 @@ impl<'a> Hub<'a> {
         }
     }
 
-    /// Model info with file sizes, pinned to the current commit.
-    pub fn info(&self, repo: &str) -> Result<RepoInfo, HubError> {
-        let body = self.get("hf-info", &format!("/api/models/{repo}?blobs=true"), &[])?;
+    /// Model info with file sizes, pinned to the current commit, or to `revision` (a commit
+    /// SHA, full or abbreviated: the answer's commit must begin with it).
+    pub fn info(&self, repo: &str, revision: Option<&str>) -> Result<RepoInfo, HubError> {
+        let path = match revision {
+            None => format!("/api/models/{repo}?blobs=true"),
+            Some(rev) => format!("/api/models/{repo}/revision/{rev}?blobs=true"),
+        };
+        let body = self.get("hf-info", &path, &[])?;
         let raw: RawInfo = serde_json::from_slice(&body)
             .map_err(|e| HubError::Broken(format!("model info of {repo}: {e}")))?;
         let sha = raw
             .sha
             .filter(|s| s.len() == 40 && s.bytes().all(|b| b.is_ascii_hexdigit()))
             .ok_or_else(|| HubError::Broken(format!("model info of {repo} has no commit sha")))?;
+        if let Some(rev) = revision {
+            if !sha
+                .to_ascii_lowercase()
+                .starts_with(&rev.to_ascii_lowercase())
+            {
+                return Err(HubError::Broken(format!(
+                    "model info of {repo} at revision {rev} answered commit {sha}"
+                )));
+            }
+        }
         Ok(RepoInfo {
             id: raw.id,
             sha: sha.to_ascii_lowercase(),

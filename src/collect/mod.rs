@@ -4,10 +4,12 @@
 //! A front stage: its only output is the two input files, which re-enter through the same gate
 //! as any other input. Nothing after it talks to the network.
 
+pub mod changes;
 pub mod config;
 pub mod facts;
 pub mod http;
 pub mod huggingface;
+pub mod inspect;
 pub mod openrouter;
 pub mod policy;
 pub mod ratelimit;
@@ -47,6 +49,13 @@ pub const DEFAULT_DAYS: u32 = 60;
 pub const OPENROUTER_KEY_VAR: &str = "OPENROUTER_API_KEY";
 /// The environment variable holding the optional Hugging Face token.
 pub const HF_TOKEN_VAR: &str = "HF_TOKEN";
+/// The first retry's wait when the source gives no `Retry-After` (doubles each time).
+pub const RETRY_BASE: Duration = Duration::from_secs(2);
+
+/// A credential from the environment variable `name`, when set and not empty.
+pub fn secret_from_env(name: &str) -> Option<Secret> {
+    std::env::var(name).ok().and_then(Secret::new)
+}
 
 /// Everything one run needs.
 #[derive(Debug, Clone)]
@@ -86,7 +95,6 @@ pub struct CollectOptions {
 impl CollectOptions {
     /// Options with the documented defaults and the credentials from the environment.
     pub fn from_env(out: impl Into<PathBuf>, now: OffsetDateTime) -> CollectOptions {
-        let var = |name: &str| std::env::var(name).ok().and_then(Secret::new);
         CollectOptions {
             out: out.into(),
             previous_export: None,
@@ -97,9 +105,9 @@ impl CollectOptions {
             huggingface_url: huggingface::PUBLIC_HOST.to_string(),
             policy: PathBuf::from(policy::DEFAULT_POLICY),
             cache: None,
-            openrouter_key: var(OPENROUTER_KEY_VAR),
-            hf_token: var(HF_TOKEN_VAR),
-            retry_base: Duration::from_secs(2),
+            openrouter_key: secret_from_env(OPENROUTER_KEY_VAR),
+            hf_token: secret_from_env(HF_TOKEN_VAR),
+            retry_base: RETRY_BASE,
             wait_budget: ratelimit::WAIT_BUDGET,
             report: None,
             progress: false,
@@ -409,7 +417,12 @@ fn gather(plan: &Plan<'_>, client: &Client, run: &mut RunReport) -> Result<Colle
     let evidence: BTreeMap<&str, Evidence> = hub_pool.install(|| {
         repos
             .par_iter()
-            .map(|repo| (*repo, facts::from_repository(&hub, repo)))
+            .map(|repo| {
+                (
+                    *repo,
+                    facts::from_repository(&hub, repo, &policy.config_defaults),
+                )
+            })
             .collect()
     });
     let model_facts = assemble_facts(
@@ -537,7 +550,18 @@ fn assemble_facts(
             (true, None) => facts::without_repository(id, policy),
             (true, Some(repo)) => {
                 let (facts, outcome, why) = match evidence.get(repo) {
-                    Some(Evidence::Facts(f)) => (f.clone(), "read", None),
+                    Some(Evidence::Facts {
+                        facts,
+                        repository,
+                        commit,
+                    }) => {
+                        if let Some(old) = previous(id) {
+                            run.changed_facts.extend(changes::changed_facts(
+                                id, repository, commit, &old, facts,
+                            ));
+                        }
+                        (facts.clone(), "read", None)
+                    }
                     Some(Evidence::Refused(f, outcome, why)) => {
                         (f.clone(), *outcome, Some(why.clone()))
                     }

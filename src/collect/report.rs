@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::export::{Availability, Fact, FACTS};
 
+pub use super::changes::ChangedFact;
 use super::http::Client;
 use super::openrouter::{Catalog, FoldedRow, SlugMatch};
 use super::policy::Policy;
@@ -78,6 +79,10 @@ pub struct RunReport {
     /// before it was counted.
     #[serde(default)]
     pub requests_over_budget: u64,
+    /// Facts that changed while their repository's commit did not (the rules changed): each
+    /// model, fact, and old and new value. Absent in reports written before it was compared.
+    #[serde(default)]
+    pub changed_facts: Vec<ChangedFact>,
 }
 
 /// A served model joined (or not) by a slug equal to its release ID but for letter case.
@@ -681,6 +686,25 @@ impl RunReport {
                 let _ = writeln!(md, "| `{name}` | {} | {} |", c.wrong_type, c.out_of_range);
             }
         }
+        if !self.changed_facts.is_empty() {
+            md.push_str("\n**Facts changed at an unchanged commit** (the rules or the policy's defaults changed, not the repository: check the new figures):\n\n| model | fact | commit | old | new |\n|---|---|---|---|---|\n");
+            for c in &self.changed_facts {
+                let shown = |value: &Option<String>, reason: &Option<String>| {
+                    value.clone().unwrap_or_else(|| {
+                        format!("none ({})", reason.as_deref().unwrap_or("no reason"))
+                    })
+                };
+                let _ = writeln!(
+                    md,
+                    "| `{}` | `{}` | `{}` | {} | {} |",
+                    cell(&c.model_id),
+                    c.fact,
+                    c.commit.get(..12).unwrap_or(&c.commit),
+                    cell(&shown(&c.old_value, &c.old_reason)),
+                    cell(&shown(&c.new_value, &c.new_reason))
+                );
+            }
+        }
         let failed: Vec<&RepositoryOutcome> = self
             .repositories
             .iter()
@@ -805,6 +829,24 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("… (302 characters), 1 tokens"), "{md}");
+        assert!(!md.contains("Facts changed"), "{md}");
+        report.changed_facts.push(ChangedFact {
+            model_id: "meta-llama/llama-4-scout".to_string(),
+            fact: "attention_bytes_per_token".to_string(),
+            repository: "meta-llama/Llama-4-Scout-17B-16E-Instruct".to_string(),
+            commit: "0123456789abcdef0123456789abcdef01234567".to_string(),
+            old_value: Some("196608".to_string()),
+            new_value: None,
+            new_reason: Some("config_key_missing".to_string()),
+            ..ChangedFact::default()
+        });
+        report.write(&path).expect("written");
+        assert_eq!(RunReport::read(&path).expect("read"), report);
+        let md = report.to_markdown();
+        assert!(
+            md.contains("| `meta-llama/llama-4-scout` | `attention_bytes_per_token` | `0123456789ab` | 196608 | none (config_key_missing) |"),
+            "{md}"
+        );
 
         let foreign = dir.path().join("notes.json");
         std::fs::write(&foreign, b"{\"mine\":true}").expect("write");

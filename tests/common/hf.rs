@@ -732,11 +732,94 @@ pub const DERIVED_ACTIVE: [(&str, u128); 6] = [
     ("openai__gpt-oss-120b", 5_711_982_912),
 ];
 
+/// The four configurations added with DESIGN §10's amendment (2026-11-25), served as
+/// config-only repositories (see [`config_repo`]).
+pub const CONFIG_REPOS: [&str; 4] = [
+    "deepseek-ai__DeepSeek-V3.2",
+    "meta-llama__Llama-4-Scout-17B-16E-Instruct",
+    "XiaomiMiMo__MiMo-V2-Flash",
+    "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
+];
+
+/// The figures each of [`CONFIG_REPOS`] has in its `SOURCE.txt` (computed independently from
+/// vLLM's cache specifications): architecture, attention bytes per token, full-sequence bytes,
+/// recurrent state bytes and T.
+pub const SOURCE_FIGURES: [(&str, &str, &str, &str, &str, &str); 4] = [
+    // 61 × 576 × 2 + 61 × 132 = 78,324; × 163,840.
+    (
+        "deepseek-ai__DeepSeek-V3.2",
+        "deepseek_v32",
+        "78324",
+        "12832604160",
+        "0",
+        "163840",
+    ),
+    // 12 full layers (policy default interval 4), 36 chunked at 8,192.
+    (
+        "meta-llama__Llama-4-Scout-17B-16E-Instruct",
+        "llama4",
+        "49152",
+        "516604035072",
+        "0",
+        "10485760",
+    ),
+    // 9 full layers of 4 × (192 + 128) × 2; 39 sliding of 8 × (192 + 128) × 2 at 128.
+    (
+        "XiaomiMiMo__MiMo-V2-Flash",
+        "mimo_v2_flash",
+        "23040",
+        "6065356800",
+        "0",
+        "262144",
+    ),
+    // 6 attention layers; 23 Mamba2; 23 MoE (E) without cache.
+    (
+        "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
+        "nemotron_h",
+        "6144",
+        "1610612736",
+        "24965120",
+        "262144",
+    ),
+];
+
+/// A repository around the real `config.json` of `folder` whose checkpoint is NOT the model's:
+/// one `model.safetensors` holding a single 8 × 8 BF16 tensor (header served only), so the
+/// run has size evidence to read; only the config facts are the model's. The repository ID is
+/// the folder's `owner__name` as `owner/name`; the commit is derived like [`repo`]'s.
+pub fn config_repo(folder: &str) -> FixtureRepo {
+    let id = folder.replacen("__", "/", 1);
+    let config = config_bytes(folder);
+    let tensor = (
+        "model.embed_tokens.weight".to_string(),
+        "BF16".to_string(),
+        vec![8, 8],
+    );
+    let (bytes, size) = shard_file(vec![&tensor]);
+    let mut files = BTreeMap::new();
+    let mut sizes = BTreeMap::new();
+    sizes.insert("config.json".to_string(), config.len() as u64);
+    files.insert("config.json".to_string(), config);
+    sizes.insert("model.safetensors".to_string(), size);
+    files.insert("model.safetensors".to_string(), bytes);
+    FixtureRepo {
+        sha: sha256_hex(format!("commit {id}").as_bytes())[..40].to_string(),
+        id,
+        files,
+        sizes,
+    }
+}
+
 /// Serves a repository on a stand-in: its info, its files at the commit (Range-capable), and an empty
 /// quantized-children search unless `children` are given.
 pub fn serve(standin: &StandIn, repo: &FixtureRepo, children: &[&str]) {
     standin.route(
         &format!("/api/models/{}?blobs=true", repo.id),
+        vec![Reply::json(repo.info_json())],
+    );
+    // The same info at its commit, as `--revision` asks for it.
+    standin.route(
+        &format!("/api/models/{}/revision/{}?blobs=true", repo.id, repo.sha),
         vec![Reply::json(repo.info_json())],
     );
     for (path, bytes) in &repo.files {

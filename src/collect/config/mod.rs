@@ -1,17 +1,27 @@
 //! `config.json`: reading a Python-written model configuration and computing the facts it gives
 //! (DESIGN §10, "Architecture and attention" and the quantization bit widths). This module
-//! owns the facts' outcomes and the reading of keys; what each fact computes lives beside it:
-//! `parse` (Python's JSON), `attention` (the layer layout and KV-cache bytes), `recurrent`
-//! (Mamba2 and linear-attention state) and `quantization` (bit widths).
+//! owns the facts' outcomes and the reading of keys (with the policy's reference defaults);
+//! what each fact computes lives beside it: `parse` (Python's JSON), `layout` (the layer kinds
+//! and the layouts not modelled), `attention` (the cache bytes), `recurrent` (Mamba2 and
+//! linear-attention state) and `quantization` (bit widths).
+
+use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
+use super::policy::ConfigDefault;
+
 mod attention;
+mod layout;
 mod parse;
 mod quantization;
 mod recurrent;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_2026;
+#[cfg(test)]
+mod tests_unmodelled;
 
 pub use parse::parse_config;
 pub use quantization::{quantization, qweight_bits};
@@ -36,9 +46,11 @@ pub enum Outcome {
 pub struct ConfigFacts {
     /// The top-level `model_type`.
     pub architecture_type: Outcome,
-    /// 16-bit KV-cache bytes per token of the full-attention (or MLA) layers.
+    /// Cache bytes per token of the layers whose cache grows with the sequence (16-bit K and V
+    /// of full layers, or the MLA latent), plus the sparse-attention indexer's keys.
     pub attention_bytes_per_token: Outcome,
-    /// 16-bit KV-cache bytes of one sequence of `calculation_sequence_length` tokens.
+    /// Cache bytes of one sequence of `calculation_sequence_length` tokens, windowed
+    /// (sliding, chunked) layers included.
     pub full_sequence_attention_bytes: Outcome,
     /// 16-bit recurrent state bytes of the Mamba2 and linear-attention layers.
     pub recurrent_state_bytes: Outcome,
@@ -63,6 +75,27 @@ fn model_keys(top: &Map<String, Value>) -> &Map<String, Value> {
         Some(Value::Object(text)) => text,
         _ => top,
     }
+}
+
+/// The key set with the policy's reference defaults laid in where it lacks a key (absent or
+/// null): the defaults whose `model_type` is the key set's own.
+fn with_defaults<'a>(
+    keys: &'a Map<String, Value>,
+    defaults: &[ConfigDefault],
+) -> Cow<'a, Map<String, Value>> {
+    let model_type = keys.get("model_type").and_then(Value::as_str);
+    let due: Vec<&ConfigDefault> = defaults
+        .iter()
+        .filter(|d| Some(d.model_type.as_str()) == model_type && present(keys, &d.key).is_none())
+        .collect();
+    if due.is_empty() {
+        return Cow::Borrowed(keys);
+    }
+    let mut filled = keys.clone();
+    for default in due {
+        filled.insert(default.key.clone(), Value::from(default.value));
+    }
+    Cow::Owned(filled)
 }
 
 /// A key's value, with JSON `null` counting as absent.
@@ -99,19 +132,21 @@ fn outcome(figure: Figure) -> Outcome {
 
 /// The facts of one configuration (DESIGN §10, "Architecture and attention"). Keys are read
 /// from `text_config` when the top level lacks `num_hidden_layers` (`model_type` always from
-/// the top level). An unsupported layout gives `attention_layout_not_supported` to the three
-/// cache facts; a missing key gives `config_key_missing` to the facts that need it.
-pub fn config_facts(config: &Value) -> ConfigFacts {
+/// the top level), with the policy's reference `defaults` where that key set lacks a key. An
+/// unsupported layout gives `attention_layout_not_supported` to the three cache facts; a
+/// missing key gives `config_key_missing` to the facts that need it.
+pub fn config_facts(config: &Value, defaults: &[ConfigDefault]) -> ConfigFacts {
     let empty = Map::new();
     let top = config.as_object().unwrap_or(&empty);
-    let keys = model_keys(top);
+    let keys = with_defaults(model_keys(top), defaults);
+    let keys = keys.as_ref();
 
     let architecture_type = match top.get("model_type").and_then(Value::as_str) {
         Some(name) if !name.is_empty() => Outcome::Value(name.to_string()),
         _ => Outcome::NotFound(CONFIG_KEY_MISSING),
     };
     let sequence_length = uint(keys, "max_position_embeddings");
-    let (per_token, full_sequence, recurrent) = match attention::layout(keys) {
+    let (per_token, full_sequence, recurrent) = match layout::layout(keys) {
         Err(reason) => (Err(reason), Err(reason), Err(reason)),
         Ok(layout) => {
             let per_token = attention::attention_bytes_per_token(keys, &layout);

@@ -83,7 +83,7 @@ mod tests {
         assert_eq!(config["e"], json!("quote \" NaN \\"));
         assert_eq!(config["f"], json!("\\"));
         assert_eq!(config["g"], Value::Null);
-        assert_eq!(config_facts(&config).architecture_type, value("llama"));
+        assert_eq!(config_facts(&config, &[]).architecture_type, value("llama"));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::attention::Layout;
+use super::layout::Layout;
 use super::{product, sum, uint, Figure, CONFIG_KEY_MISSING};
 
 /// One Mamba2 layer's state elements, as vLLM sizes them.

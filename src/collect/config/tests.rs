@@ -19,6 +19,11 @@ const QWEN3_NEXT: &[u8] = include_bytes!(
     "../../../tests/fixtures/huggingface/Qwen__Qwen3-Next-80B-A3B-Thinking/config.json"
 );
 
+/// The facts without reference defaults (the configurations here need none).
+fn config_facts(config: &Value) -> ConfigFacts {
+    super::config_facts(config, &[])
+}
+
 fn load(bytes: &[u8]) -> Value {
     parse_config(bytes).expect("fixture config parses")
 }
@@ -144,10 +149,12 @@ fn sliding_window_longer_than_the_sequence_holds_the_sequence() {
 }
 
 #[test]
-fn sliding_layers_without_sliding_window_miss_only_the_full_sequence() {
+fn sliding_layers_without_sliding_window_miss_the_attention_facts() {
+    // Without a window a "sliding" layer may keep every token (an engine treats it as full
+    // attention): neither attention figure can be had; the recurrent state can.
     let config = with(&load(GPT_OSS_120B), "sliding_window", Some(Value::Null));
     let facts = config_facts(&config);
-    assert_eq!(facts.attention_bytes_per_token, value("36864"));
+    assert_eq!(facts.attention_bytes_per_token, MISSING);
     assert_eq!(facts.full_sequence_attention_bytes, MISSING);
     assert_eq!(facts.recurrent_state_bytes, value("0"));
 }
@@ -264,7 +271,7 @@ fn pure_attention_pattern_has_no_recurrent_state() {
 fn unknown_layer_type_is_not_supported() {
     let gpt_oss = load(GPT_OSS_120B);
     let mut types = gpt_oss["layer_types"].clone();
-    types[0] = json!("chunked_attention");
+    types[0] = json!("lightning_attention");
     let facts = config_facts(&with(&gpt_oss, "layer_types", Some(types)));
     assert_eq!(facts.attention_bytes_per_token, UNSUPPORTED);
     assert_eq!(facts.full_sequence_attention_bytes, UNSUPPORTED);
@@ -386,10 +393,10 @@ fn mla_missing_rope_dim_misses_the_attention_facts() {
 
 #[test]
 fn null_kv_lora_rank_is_not_mla() {
-    // Without MLA, DeepSeek-V3 would be 2 × 61 × 128 × 56 (7168 / 128) × 2
-    // = 7,808 × 56 × 4 = 1,748,992.
+    // Without MLA, DeepSeek-V3 would be 61 layers × 128 KV heads × (head_dim 56 (7168 / 128)
+    // + v_head_dim 128, read outside MLA) × 2 = 7,808 × 184 × 2 = 2,873,344.
     let facts = config_facts(&with(&load(DEEPSEEK_V3), "kv_lora_rank", Some(Value::Null)));
-    assert_eq!(facts.attention_bytes_per_token, value("1748992"));
+    assert_eq!(facts.attention_bytes_per_token, value("2873344"));
 }
 
 #[test]

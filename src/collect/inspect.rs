@@ -1,0 +1,230 @@
+//! `model-demand facts REPO`: the twelve facts of one Hugging Face repository at its current
+//! commit (or a given one), computed by the same code, policy and cache as `collect`, as a
+//! table for a person or JSON for a program. It is how a person reviewing the policy checks a
+//! new model before the nightly run does.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+
+use crate::error::{Error, Result};
+use crate::export::{Fact, FACTS};
+
+use super::facts::{self, Evidence};
+use super::http::{Client, Secret};
+use super::huggingface::{Hub, HubError};
+use super::policy;
+
+/// What `facts` needs.
+#[derive(Debug, Clone)]
+pub struct FactsOptions {
+    /// The repository, `owner/name`.
+    pub repo: String,
+    /// A commit SHA (7 to 40 hex digits) instead of the current commit.
+    pub revision: Option<String>,
+    /// The policy file (its `config_defaults` apply).
+    pub policy: PathBuf,
+    /// Cache of immutable Hugging Face files, shared with `collect`.
+    pub cache: Option<PathBuf>,
+    /// Hugging Face's base URL.
+    pub huggingface_url: String,
+    /// `HF_TOKEN`.
+    pub hf_token: Option<Secret>,
+    /// The first retry's wait.
+    pub retry_base: Duration,
+}
+
+/// The twelve facts of one repository at one commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepositoryFacts {
+    /// The repository as the source names it (after a rename's redirect).
+    pub repository: String,
+    /// The commit the facts are pinned to.
+    pub commit: String,
+    /// The facts, in [`FACTS`] order.
+    pub facts: Vec<Fact>,
+}
+
+/// True for `owner/name` of the characters Hugging Face allows (so it is safe in a URL path).
+fn is_repository(text: &str) -> bool {
+    let part = |p: &str| {
+        !p.is_empty()
+            && !p.starts_with('.')
+            && p.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+    };
+    matches!(text.split_once('/'), Some((owner, name)) if part(owner) && part(name))
+}
+
+/// The facts of the repository the options name, or why there are none: a repository that
+/// does not exist, is gated or private, or could not be read is an error (exit 1).
+pub fn repository_facts(options: &FactsOptions) -> Result<RepositoryFacts> {
+    if !is_repository(&options.repo) {
+        return Err(Error::Usage(format!(
+            "REPO must be a Hugging Face repository as owner/name, got {:?}",
+            options.repo
+        )));
+    }
+    if let Some(rev) = &options.revision {
+        if !(7..=40).contains(&rev.len()) || !rev.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(Error::Usage(format!(
+                "--revision must be a commit SHA of 7 to 40 hex digits, got {rev:?}"
+            )));
+        }
+    }
+    let policy = policy::load(&options.policy)?;
+    let client = Client::new(options.retry_base);
+    let hub = Hub::new(
+        &client,
+        &options.huggingface_url,
+        options.hf_token.as_ref(),
+        options.cache.as_deref(),
+    );
+    let repo = &options.repo;
+    let at = options
+        .revision
+        .as_deref()
+        .map_or(String::new(), |rev| format!(" at {rev}"));
+    let info = hub
+        .info(repo, options.revision.as_deref())
+        .map_err(|e| refused(repo, &at, &e))?;
+    match facts::from_info(&hub, &info, &policy.config_defaults) {
+        Evidence::Facts {
+            facts,
+            repository,
+            commit,
+        } => Ok(RepositoryFacts {
+            repository,
+            commit,
+            facts,
+        }),
+        Evidence::Refused(_, outcome, why) => Err(Error::Collect(format!(
+            "{repo}{at}: its files could not be read ({outcome}, {why}){}",
+            advice(outcome == "gated")
+        ))),
+        Evidence::Unavailable(why) => Err(Error::Collect(format!(
+            "{repo}{at} could not be read ({why}): Hugging Face did not answer; try again later"
+        ))),
+    }
+}
+
+/// What to do about a refusal: a gated repository needs a token that accepted its terms.
+fn advice(gated: bool) -> &'static str {
+    if gated {
+        ": the repository is gated or private; set HF_TOKEN to a token of an account that \
+         accepted its terms (it is never printed)"
+    } else {
+        ""
+    }
+}
+
+/// The error for model info that could not be had.
+fn refused(repo: &str, at: &str, error: &HubError) -> Error {
+    Error::Collect(match error {
+        HubError::Denied(404) => {
+            format!("{repo}{at} does not exist on Hugging Face (answered 404)")
+        }
+        HubError::Denied(status) => format!(
+            "{repo}{at} answered {status}: it does not exist, or it is gated or private{}",
+            advice(true)
+        ),
+        HubError::Unavailable(why) => format!(
+            "{repo}{at} could not be read ({why}): Hugging Face did not answer; try again later"
+        ),
+        HubError::Broken(why) => format!("{repo}{at}: the model info is not of its format ({why})"),
+    })
+}
+
+impl RepositoryFacts {
+    /// The facts as JSON: the repository, the commit, and each fact by name with its value,
+    /// unit, state, reason and `source_url` (the members the export gives, and the unit).
+    pub fn to_json(&self) -> Value {
+        let mut members = Map::new();
+        for (spec, fact) in FACTS.iter().zip(&self.facts) {
+            members.insert(
+                spec.name.to_string(),
+                json!({
+                    "value": fact.value,
+                    "unit": spec.unit,
+                    "state": fact.state.as_str(),
+                    "reason": fact.reason,
+                    "source_url": fact.source_url,
+                }),
+            );
+        }
+        json!({
+            "repository": self.repository,
+            "commit": self.commit,
+            "facts": members,
+        })
+    }
+
+    /// The facts as a table for a person: one line per fact (name, value, unit, state,
+    /// reason), then the evidence each source URL pins.
+    pub fn to_table(&self) -> String {
+        let mut rows: Vec<[String; 5]> = vec![[
+            "fact".into(),
+            "value".into(),
+            "unit".into(),
+            "state".into(),
+            "reason".into(),
+        ]];
+        for (spec, fact) in FACTS.iter().zip(&self.facts) {
+            rows.push([
+                spec.name.to_string(),
+                fact.value.clone().unwrap_or_else(|| "-".into()),
+                spec.unit.to_string(),
+                fact.state.as_str().to_string(),
+                fact.reason.clone().unwrap_or_else(|| "-".into()),
+            ]);
+        }
+        let widths: Vec<usize> = (0..5)
+            .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+            .collect();
+        let mut out = format!("{} at commit {}\n\n", self.repository, self.commit);
+        for row in &rows {
+            let cells: Vec<String> = row
+                .iter()
+                .zip(&widths)
+                .map(|(cell, w)| format!("{cell:<w$}"))
+                .collect();
+            let _ = writeln!(out, "{}", cells.join("  ").trim_end());
+        }
+        let mut sources: Vec<(&str, &str)> = Vec::new();
+        for (spec, fact) in FACTS.iter().zip(&self.facts) {
+            if let Some(url) = &fact.source_url {
+                sources.push((spec.name, url));
+            }
+        }
+        if !sources.is_empty() {
+            out.push_str("\nsource_url:\n");
+            for (name, url) in sources {
+                let _ = writeln!(out, "  {name}: {url}");
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repository_names_are_owner_slash_name() {
+        for good in [
+            "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+            "a/b",
+            "Org_1/x.y-z",
+        ] {
+            assert!(is_repository(good), "{good}");
+        }
+        for bad in [
+            "", "a", "a/", "/b", "a/b/c", "a/../b", "a/.b", "a/b?c", "a b/c", "a/b#c",
+        ] {
+            assert!(!is_repository(bad), "{bad}");
+        }
+    }
+}
