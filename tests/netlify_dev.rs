@@ -317,8 +317,6 @@ fn cases(ids: &[String], n: u64) -> Vec<Case> {
         "/api/openapi.json",
         "/api/export",
         "/api/supply",
-        "/manifest.json",
-        "/_api/routes.json",
         "/llms.txt",
         "/docs/",
         "/docs",
@@ -522,6 +520,20 @@ fn netlify_dev_answers_like_the_preview_server() {
             let b = exchange(preview, "GET", target, &[("If-None-Match", tag_b)]);
             outcomes.push(compare(what, &a, &b));
         }
+    }
+
+    // Each layout's own bookkeeping (its manifest, and the routing table that names the edge
+    // layout's parts) differs by design: netlify dev serves the edge build's own files.
+    for (path, file) in [
+        ("/manifest.json", "manifest.json"),
+        ("/_api/routes.json", "_api/routes.json"),
+    ] {
+        let reply = exchange(dev.addr, "GET", path, &[]);
+        assert_eq!(reply.status, 200, "{path}");
+        assert!(
+            reply.body == std::fs::read(root.join(file)).expect("built"),
+            "{path}: not the edge build's own file"
+        );
     }
 
     // `/llms.txt` under Netlify's engine: the same Markdown guide (compared byte for byte
