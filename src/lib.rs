@@ -21,6 +21,7 @@ pub mod manifest;
 pub mod mcp;
 pub mod netlify;
 pub mod ownership;
+pub mod projection;
 pub mod query;
 pub mod records;
 pub mod render;
