@@ -39,6 +39,10 @@ pub enum Shape {
     /// The contract without its field definitions, or with those the `fields` argument asks
     /// (`["*"]` for the whole document).
     Contract,
+    /// A precomputed file of [`Call::file_dir`] named by the SHA-256 of the `model_id`
+    /// argument, when that is the only argument and a non-empty string; else, or when there is
+    /// no such file, the models route's answer for the same arguments (the API's error).
+    History,
 }
 
 /// One tool: its name, what it answers with (a phrase for the docs page and `/llms.txt`), its
@@ -91,7 +95,7 @@ pub const DEFAULT_RECORD_FIELDS: [&str; 8] = [
 pub const READING: &str = "A position in the list is not a rank: the rank is latest_rank (the rank on the window's last day). Models whose sort value is unknown come last in both orders, ordered by model_id. A null value is unknown, never zero; keep it unknown. supply.state current_route_not_found means no route of the supply feed has this model's ID, nothing about whether providers serve it; never infer that a model is underserved.";
 
 /// The tools, in the order `tools/list` gives them.
-pub const TOOLS: [ToolDefinition; 3] = [
+pub const TOOLS: [ToolDefinition; 4] = [
     ToolDefinition {
         name: "get_contract",
         summary: "GET /api/v1/about without its field definitions, or with those of the given fields; [\"*\"] for the whole document",
@@ -115,6 +119,14 @@ pub const TOOLS: [ToolDefinition; 3] = [
         path: MODELS_PATH,
         first: Some("model_id"),
         shape: Shape::Body,
+    },
+    ToolDefinition {
+        name: "get_demand_history",
+        summary: "one model's daily rank and tokens over the window and its route's supply in each collection of the last 7 days",
+        description: "One model's history by its exact ID (as written, not URL-encoded): its rank and tokens on each date of the 30-day window (a date outside the top 50, or not delivered by the source, is unavailable with that reason, never zero), with the window, freshness and source attribution; and its route's supply (state, reason, endpoint and provider counts, medians) in each collection of the supply feed's last 7 UTC dates. An ID not served is an error result whose text is the API's 404 body.",
+        path: MODELS_PATH,
+        first: Some("model_id"),
+        shape: Shape::History,
     },
 ];
 
@@ -181,6 +193,10 @@ pub struct Call {
     pub defaults: BTreeMap<String, String>,
     /// How the answer is shaped.
     pub shape: Shape,
+    /// The public directory of precomputed answers named by the SHA-256 of the first argument
+    /// (with [`Shape::History`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_dir: Option<String>,
 }
 
 /// What `fields` of `list_models` may name, and what it is without them.
@@ -243,6 +259,8 @@ impl Catalogue {
                     first: tool.first.map(str::to_string),
                     defaults,
                     shape: tool.shape,
+                    file_dir: (tool.shape == Shape::History)
+                        .then(|| format!("/{}/", crate::history::HISTORY_DIR)),
                 };
                 (tool.name.to_string(), call)
             })
@@ -438,7 +456,7 @@ fn input_schema(tool: &str, openapi: &Value, about: &Value) -> Value {
             )]),
             vec![],
         ),
-        "get_model" => {
+        "get_model" | "get_demand_history" => {
             let mut schema = parameters
                 .iter()
                 .find(|p| p["name"] == "model_id")

@@ -15,6 +15,7 @@ pub mod docs;
 pub mod error;
 pub mod export;
 pub mod fields;
+pub mod history;
 pub mod json;
 pub mod llms;
 pub mod manifest;

@@ -61,6 +61,7 @@ fn budgets(preview: &str, model_id: &str) -> Vec<(String, usize)> {
         ("get_contract", json!({})),
         ("list_models", json!({})),
         ("get_model", json!({"model_id": model_id})),
+        ("get_demand_history", json!({"model_id": model_id})),
     ] {
         let (result, bytes) = call(preview, tool, arguments);
         assert_eq!(result["isError"], false, "{tool}: {result}");
@@ -293,4 +294,94 @@ fn write_and_run(dir: &Path, vectors: &[Value]) {
         text.contains(&format!("# pass {}", vectors.len())),
         "{text}"
     );
+}
+
+/// `get_demand_history` against the fixture's export read here: every date of the window, the
+/// model's rank (tokens descending, ties by ID) and tokens on each delivered date with a row, a
+/// date without a row or not delivered said as such (never zero); the window, freshness and
+/// source of the model response; the supply of the latest collection equal to the record's.
+#[test]
+fn the_demand_history_is_the_exports_rows_of_the_window() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let small = dir.path().join("small");
+    common::build_small(&small);
+    let preview = common::serve_on_loopback(&small);
+    let export: Value = serde_json::from_slice(
+        &std::fs::read(common::crate_path("tests/fixtures/small/export.json")).expect("export"),
+    )
+    .expect("JSON");
+    let page: Value =
+        serde_json::from_slice(&exchange(&preview, "GET", "/api/v1/models?limit=100").body)
+            .expect("JSON");
+    let mut unknown_days = 0;
+    for record in page["models"].as_array().expect("models") {
+        let id = record["model_id"].as_str().expect("ID");
+        let (result, bytes) = call(&preview, "get_demand_history", json!({"model_id": id}));
+        assert_eq!(result["isError"], false, "{id}: {result}");
+        assert!(bytes <= DEFAULT_CALL_BUDGET, "{id}: {bytes}");
+        let history: Value = serde_json::from_str(text(&result)).expect("JSON");
+        assert_eq!(history["model_id"], id);
+        for member in [
+            "generated_at",
+            "evaluation_cutoff",
+            "freshness",
+            "window",
+            "source",
+        ] {
+            assert_eq!(history[member], page[member], "{member}");
+        }
+        let days = history["demand"]["days"].as_array().expect("days");
+        assert_eq!(days.len(), 30);
+        assert_eq!(days[0]["date"], page["window"]["start_date"]);
+        assert_eq!(days[29]["date"], page["window"]["end_date"]);
+        for day in days {
+            let date = day["date"].as_str().expect("date");
+            let delivered = export["days"]
+                .as_array()
+                .expect("days")
+                .iter()
+                .find(|d| d["date"] == date);
+            let rows = delivered.map(|d| d["rows"].as_array().expect("rows"));
+            let row = rows.and_then(|rows| rows.iter().find(|r| r["model_id"] == id));
+            match (rows, row) {
+                (None, _) => {
+                    assert_eq!(day["reason"], "source_day_missing", "{id} {date}");
+                    assert_eq!((&day["rank"], &day["tokens"]), (&Value::Null, &Value::Null));
+                    unknown_days += 1;
+                }
+                (Some(_), None) => {
+                    assert_eq!(day["reason"], "outside_top_50_on_this_day", "{id} {date}");
+                    assert_eq!((&day["rank"], &day["tokens"]), (&Value::Null, &Value::Null));
+                    assert_eq!(day["state"], "unavailable");
+                    unknown_days += 1;
+                }
+                (Some(rows), Some(row)) => {
+                    let tokens = |r: &Value| {
+                        r["total_tokens"]
+                            .as_str()
+                            .and_then(|t| t.parse::<u128>().ok())
+                            .expect("tokens")
+                    };
+                    let mine = tokens(row);
+                    let ahead = rows
+                        .iter()
+                        .filter(|r| {
+                            tokens(r) > mine
+                                || (tokens(r) == mine
+                                    && r["model_id"].as_str().expect("ID").as_bytes()
+                                        < id.as_bytes())
+                        })
+                        .count();
+                    assert_eq!(day["rank"], json!(ahead + 1), "{id} {date}");
+                    assert_eq!(day["tokens"], row["total_tokens"], "{id} {date}");
+                    assert_eq!(day["state"], "available");
+                }
+            }
+        }
+        let collections = history["supply"]["collections"].as_array().expect("list");
+        let latest = collections.last().expect("a collection");
+        assert_eq!(latest["state"], record["supply"]["state"], "{id}");
+        assert_eq!(latest["reason"], record["supply"]["reason"], "{id}");
+    }
+    assert!(unknown_days > 0, "the fixture has unknown days");
 }

@@ -22,7 +22,7 @@ import {
 import { ANSWER_HEADERS, jsonRpcError, negotiatedVersion, screen } from "./lib/mcp_http.mjs";
 import { route } from "./lib/query.mjs";
 import { ROUTES, checkRoutes, decisionBody, siteText } from "./lib/site.mjs";
-import { parseJsonFaithfully, parseKeepingNumbers, readCall, refusal, toolResult } from "./lib/tool_call.mjs";
+import { callTool, parseJsonFaithfully, parseKeepingNumbers } from "./lib/tool_call.mjs";
 
 /** Where the build writes the MCP catalogue (src/catalogue.rs, CATALOGUE_PATH). */
 export const CATALOGUE = "/_api/mcp.json";
@@ -81,11 +81,8 @@ function mcpServer(request, { catalogue, table }, bodyText) {
     // The arguments as written in the request (member order, numbers' text), not as JSON.parse left them.
     const args = parseJsonFaithfully(bodyText).get("params").get("arguments");
     try {
-      // The fields asked, the query sent and the cut answer, as src/mcp/tools.rs makes them.
-      const read = readCall(call, catalogue.record_fields, args);
-      if (read.refused !== undefined) return refusal(read.refused);
-      const answered = await answer(request, table, call.path, read.query);
-      return toolResult(answered, call.shape, read.asked, catalogue.max_result_bytes);
+      // The fields asked, the query sent and the cut answer, as src/mcp/server.rs makes them.
+      return await callTool(call, catalogue, args, (path, query) => answer(request, table, path, query));
     } catch (error) {
       return { content: [{ type: "text", text: String(error) }], isError: true };
     }

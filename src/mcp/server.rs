@@ -18,8 +18,8 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::source::{Reply, Source};
-use super::tools::{read_call, refusal, tool_result};
-use crate::catalogue::{Call, Catalogue, RecordFields, CATALOGUE_PATH};
+use super::tools::{history_target, read_call, refusal, tool_result, NO_HISTORY};
+use crate::catalogue::{Call, Catalogue, RecordFields, Shape, CATALOGUE_PATH};
 use crate::contract;
 use crate::site::DEFAULT_BASE_URL;
 
@@ -167,12 +167,24 @@ impl ServerHandler for ApiServer {
             Ok(read) => read,
             Err(why) => return Ok(refusal(why).into()),
         };
+        if let Some(file) = history_target(call, &arguments) {
+            let reply = self.fetch(file).await;
+            if reply.as_ref().is_ok_and(|r| r.status == 200) {
+                return Ok(
+                    tool_result(reply, call.shape, &asked, self.offer.max_result_bytes).into(),
+                );
+            }
+        }
         let target = if query.is_empty() {
             call.path.clone()
         } else {
             format!("{}?{query}", call.path)
         };
         let reply = self.fetch(target).await;
+        if call.shape == Shape::History && reply.as_ref().is_ok_and(|r| r.status == 200) {
+            // The model is served, and the site has no history file for it.
+            return Ok(refusal(NO_HISTORY.to_string()).into());
+        }
         Ok(tool_result(reply, call.shape, &asked, self.offer.max_result_bytes).into())
     }
 

@@ -37,12 +37,12 @@ pub fn read_call(
 ) -> Result<(String, Asked), String> {
     let mut arguments = arguments.clone();
     let fields = match call.shape {
-        Shape::Body => None,
+        Shape::Body | Shape::History => None,
         // shift_remove keeps the other arguments in the order given (the query's order).
         Shape::Records | Shape::Contract => arguments.shift_remove(FIELDS),
     };
     let asked = match call.shape {
-        Shape::Body => Asked::Body,
+        Shape::Body | Shape::History => Asked::Body,
         Shape::Records => {
             let hint = projection::record_hint(&record_fields.allowed);
             match projection::read_fields(fields.as_ref(), &hint)? {
@@ -70,6 +70,21 @@ pub fn read_call(
     }
     Ok((raw_query(&arguments, call.first.as_deref()), asked))
 }
+
+/// The precomputed file a [`Shape::History`] call reads: when `model_id` is its only argument
+/// and a non-empty string, the file of `call.file_dir` named by the ID's SHA-256.
+pub fn history_target(call: &Call, arguments: &JsonObject) -> Option<String> {
+    let dir = call.file_dir.as_deref()?;
+    let first = call.first.as_deref()?;
+    let id = arguments.get(first)?.as_str().filter(|id| !id.is_empty())?;
+    (call.shape == Shape::History && arguments.len() == 1)
+        .then(|| format!("{dir}{}.json", crate::query::model_key(id)))
+}
+
+/// The refusal of a served model whose history file the site lacks (a site built before
+/// `get_demand_history`).
+pub const NO_HISTORY: &str =
+    "this site serves the model but has no demand history for it: it was built by an older version of model-demand";
 
 /// The raw query string of a tool call: every argument as `name=value`, percent-encoded, in the
 /// order given; a null argument is left out as an absent one. `first` (`model_id` for
@@ -104,7 +119,7 @@ pub fn how_to_ask_less(shape: Shape) -> &'static str {
         Shape::Contract => {
             "fewer fields; the whole contract is the resource model-demand:///api/v1/about"
         }
-        Shape::Body => "nothing smaller exists for this call",
+        Shape::Body | Shape::History => "nothing smaller exists for this call",
     }
 }
 

@@ -236,7 +236,7 @@ pub fn inspector(home: &Path, server: &[&std::ffi::OsStr], args: &[&str]) -> Val
     serde_json::from_slice(&out.stdout).expect("the inspector prints JSON")
 }
 
-/// What the Inspector must see of any server of the small site (`site`): the three tools, and
+/// What the Inspector must see of any server of the small site (`site`): the four tools, and
 /// a `get_model` call of an ID holding `:` answered with the preview server's body.
 pub fn inspector_lists_and_calls(home: &Path, server: &[&std::ffi::OsStr], site: &Path) {
     let listed = inspector(home, server, &["--method", "tools/list"]);
@@ -247,7 +247,15 @@ pub fn inspector_lists_and_calls(home: &Path, server: &[&std::ffi::OsStr], site:
         .map(|t| t["name"].as_str().expect("name"))
         .collect();
     names.sort_unstable();
-    assert_eq!(names, ["get_contract", "get_model", "list_models"]);
+    assert_eq!(
+        names,
+        [
+            "get_contract",
+            "get_demand_history",
+            "get_model",
+            "list_models"
+        ]
+    );
     let ids = super::oracle::Inputs::fixture("tests/fixtures/small", super::SMALL_NOW)
         .order("tokens_30d", "desc");
     let id = ids

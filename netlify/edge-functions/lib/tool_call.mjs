@@ -545,3 +545,40 @@ export function toolResult({ status, body }, shape, asked, maxBytes) {
   if (bytes > maxBytes) return refusal(tooLarge(bytes, maxBytes, howToAskLess(shape)));
   return { content: [{ type: "text", text }], structuredContent: structured, isError: status !== 200 };
 }
+
+/** The refusal of a served model whose history file the site lacks (`NO_HISTORY`). */
+export const NO_HISTORY =
+  "this site serves the model but has no demand history for it: it was built by an older version of model-demand";
+
+/** Lower-case hex SHA-256 of a text's UTF-8 bytes (`crate::query::model_key`). */
+async function sha256Hex(text) {
+  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The precomputed file a history call reads (`history_target`), or undefined. */
+export async function historyTarget(call, args) {
+  if (call.shape !== "history" || !call.file_dir || !call.first) return undefined;
+  if (!(args instanceof JsonObject) || args.entries.length !== 1) return undefined;
+  const id = args.get(call.first);
+  if (typeof id !== "string" || id === "") return undefined;
+  return `${call.file_dir}${await sha256Hex(id)}.json`;
+}
+
+/**
+ * A whole tool call (`call_tool` in src/mcp/server.rs): `args` as parseJsonFaithfully read
+ * them, `get(path, query)` the site's `{status, body}` for a path (and query).
+ */
+export async function callTool(call, catalogue, args, get) {
+  const read = readCall(call, catalogue.record_fields, args);
+  if (read.refused !== undefined) return refusal(read.refused);
+  const max = catalogue.max_result_bytes;
+  const file = await historyTarget(call, args);
+  if (file !== undefined) {
+    const answered = await get(file, "");
+    if (answered.status === 200) return toolResult(answered, call.shape, read.asked, max);
+  }
+  const answered = await get(call.path, read.query);
+  if (call.shape === "history" && answered.status === 200) return refusal(NO_HISTORY);
+  return toolResult(answered, call.shape, read.asked, max);
+}
