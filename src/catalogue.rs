@@ -335,9 +335,10 @@ pub fn client_config(base_url: &str, connection: Connection) -> String {
 }
 
 /// What the server instructions add to the contract's, for agents that reach it by MCP.
-pub const MCP_INSTRUCTIONS: [&str; 3] = [
+pub const MCP_INSTRUCTIONS: [&str; 4] = [
     READING,
     "Tool arguments take model IDs as written in models[].model_id (with / and : as they are); only URLs take them percent-encoded.",
+    "For one model's daily demand and supply history, call get_demand_history; the whole feeds are /api/export and /api/supply.",
     "Tool results are kept within 75,000 bytes: list_models gives a compact default of fields and 10 models a page; ask fields or [\"*\"] for more, with a smaller limit.",
 ];
 
