@@ -1,5 +1,5 @@
 // Netlify Edge Function for /mcp (declared in netlify.toml, which `model-demand netlify-toml`
-// generates): the API's three MCP tools over the Streamable HTTP transport, stateless (no
+// generates): the API's MCP tools over the Streamable HTTP transport, stateless (no
 // session, every POST stands alone) with JSON answers, on the official TypeScript SDK
 // (@modelcontextprotocol/sdk, pinned in package.json; Netlify bundles it from node_modules).
 //
