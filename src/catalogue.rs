@@ -115,7 +115,7 @@ pub const TOOLS: [ToolDefinition; 4] = [
     ToolDefinition {
         name: "get_model",
         summary: "GET /api/v1/models?model_id=...: one model by exact ID, its whole record",
-        description: "The exact body of GET /api/v1/models?model_id=...: one model's whole record (demand, facts, supply) by its exact ID, as written in models[].model_id (not URL-encoded here). An ID not served in the current window is an error result whose text is the API's 404 body (model_not_found).",
+        description: "The exact body of GET /api/v1/models?model_id=...: one model's whole record (demand, facts, supply) by its exact ID, as written in models[].model_id (not URL-encoded here). Its rank is latest_rank; a null value is unknown, never zero; supply.state current_route_not_found says nothing about whether providers serve it. An ID not served in the current window is an error result whose text is the API's 404 body (model_not_found).",
         path: MODELS_PATH,
         first: Some("model_id"),
         shape: Shape::Body,
@@ -237,9 +237,14 @@ impl Catalogue {
             .map(|tool| {
                 // No output schemas: the model response's and the contract's took 53 kB each in
                 // every tools/list, and a cut record does not match them (decisions.md).
+                // The tools that give records say how to read them (issue 34's misreadings).
+                let description = match tool.shape {
+                    Shape::Records => format!("{} {READING}", tool.description),
+                    _ => tool.description.to_string(),
+                };
                 json!({
                     "name": tool.name,
-                    "description": tool.description,
+                    "description": description,
                     "inputSchema": input_schema(tool.name, openapi, about),
                     "annotations": {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false},
                 })
@@ -540,6 +545,12 @@ mod tests {
         assert_eq!(get_model["inputSchema"]["required"], json!(["model_id"]));
         assert_eq!(properties["limit"]["default"], json!(10));
         assert_eq!(catalogue.calls["list_models"].defaults["limit"], "10");
+        let described = tool(&catalogue, "list_models")["description"]
+            .as_str()
+            .expect("text");
+        for says in ["not a rank", "come last", "current_route_not_found"] {
+            assert!(described.contains(says), "{says}");
+        }
         for tool in &catalogue.tools {
             assert!(tool.get("outputSchema").is_none(), "{}", tool["name"]);
         }
