@@ -1,10 +1,11 @@
 //! The MCP catalogue: the one definition of what agents reach as Model Context Protocol tools
-//! (names, descriptions, input and output schemas, annotations), the resources, the server
-//! instructions and the API path each tool asks. `build` renders it from the contract into
+//! (names, descriptions, input schemas, annotations), the resources, the server instructions,
+//! the API path each tool asks and how its answer is shaped (the `fields` a record may be cut
+//! to, the size limit, the history files). `build` renders it from the contract into
 //! `_api/mcp.json` of every site; every MCP server (`model-demand mcp`, the preview server's
 //! `/mcp`, the edge function) reads it from there. The docs page and `/llms.txt` take the tool
 //! list and the client configuration from here, so this module sits below them and below the
-//! MCP adapter (`mcp/`), and imports nothing above the CDN rules.
+//! MCP adapter (`mcp/`), and imports nothing above the CDN rules but the history files' directory.
 //!
 //! The schemas are read from the OpenAPI and about documents (built from `query` and
 //! `fields.rs`), so there is no second list of sorts or bounds.

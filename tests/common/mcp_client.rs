@@ -119,6 +119,17 @@ pub fn cases(ids: &[String]) -> Vec<Case> {
         format!("{models}?model_id=nobody/unknown-model:free"),
     ));
     all.push(case("get_model", json!({}), format!("{models}?model_id=")));
+    // A history is its precomputed file; an ID not served, the API's 404 body.
+    all.push(case(
+        "get_demand_history",
+        json!({"model_id": ids[0]}),
+        format!("/{}", model_demand::history::history_file(&ids[0])),
+    ));
+    all.push(case(
+        "get_demand_history",
+        json!({"model_id": "nobody/unknown-model:free"}),
+        format!("{models}?model_id=nobody/unknown-model:free"),
+    ));
     all.push(case(
         "get_model",
         json!({"model_id": ids[0], "sort": "tokens_30d"}),
