@@ -1,10 +1,11 @@
 //! The MCP catalogue: the one definition of what agents reach as Model Context Protocol tools
-//! (names, descriptions, input and output schemas, annotations), the resources, the server
-//! instructions and the API path each tool asks. `build` renders it from the contract into
+//! (names, descriptions, input schemas, annotations), the resources, the server instructions,
+//! the API path each tool asks and how its answer is shaped (the `fields` a record may be cut
+//! to, the size limit, the history files). `build` renders it from the contract into
 //! `_api/mcp.json` of every site; every MCP server (`model-demand mcp`, the preview server's
 //! `/mcp`, the edge function) reads it from there. The docs page and `/llms.txt` take the tool
 //! list and the client configuration from here, so this module sits below them and below the
-//! MCP adapter (`mcp/`), and imports nothing above the CDN rules.
+//! MCP adapter (`mcp/`), and imports nothing above the CDN rules but the history files' directory.
 //!
 //! The schemas are read from the OpenAPI and about documents (built from `query` and
 //! `fields.rs`), so there is no second list of sorts or bounds.
@@ -27,6 +28,24 @@ pub const SERVER_NAME: &str = "model-demand";
 /// The public path of the MCP endpoint on a site.
 pub const MCP_PATH: &str = "/mcp";
 
+/// How a tool shapes the site's answer before it goes out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Shape {
+    /// The answer as the site sent it.
+    Body,
+    /// A model response whose records are cut to the `fields` argument (the catalogue's
+    /// default without it; `["*"]` for the body as sent).
+    Records,
+    /// The contract without its field definitions, or with those the `fields` argument asks
+    /// (`["*"]` for the whole document).
+    Contract,
+    /// A precomputed file of [`Call::file_dir`] named by the SHA-256 of the `model_id`
+    /// argument, when that is the only argument and a non-empty string; else, or when there is
+    /// no such file, the models route's answer for the same arguments (the API's error).
+    History,
+}
+
 /// One tool: its name, what it answers with (a phrase for the docs page and `/llms.txt`), its
 /// description for agents, and the API request it becomes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,33 +61,73 @@ pub struct ToolDefinition {
     /// The argument sent first in the query, and sent empty when absent (so the router refuses
     /// it as empty).
     pub first: Option<&'static str>,
+    /// How the answer is shaped.
+    pub shape: Shape,
 }
 
 /// The public path of the contract.
 const ABOUT_PATH: &str = "/api/v1/about";
 
+/// The page size of `list_models` when the call gives none: smaller than the API's default
+/// (25), so that a call with no arguments stays within [`DEFAULT_CALL_BUDGET`] (decisions.md).
+pub const TOOL_LIMIT_DEFAULT: u64 = 10;
+
+/// The most bytes `tools/list` may take (its result as sent).
+pub const TOOLS_LIST_BUDGET: usize = 8_000;
+/// The most bytes a tool call with its default arguments may take, as the client receives it.
+pub const DEFAULT_CALL_BUDGET: usize = 30_000;
+/// The most bytes any tool result may take; a larger one is refused with a way to ask less.
+pub const MAX_RESULT_BYTES: usize = 75_000;
+
+/// The record fields `list_models` gives when the call names none: the questions agents ask
+/// (ranking, demand, trend, size, supply state), each with its state and reason.
+pub const DEFAULT_RECORD_FIELDS: [&str; 8] = [
+    "model_id",
+    "latest_rank",
+    "tokens_30d",
+    "share_30d",
+    "trend",
+    "facts.total_parameters",
+    "facts.active_parameters",
+    "supply.state",
+];
+
+/// What every tool that reads the list says about reading it (the misreadings agents made).
+pub const READING: &str = "A position in the list is not a rank: the rank is latest_rank (the rank on the window's last day). Models whose sort value is unknown come last in both orders, ordered by model_id. A null value is unknown, never zero; keep it unknown. supply.state current_route_not_found means no route of the supply feed has this model's ID, nothing about whether providers serve it; never infer that a model is underserved.";
+
 /// The tools, in the order `tools/list` gives them.
-pub const TOOLS: [ToolDefinition; 3] = [
+pub const TOOLS: [ToolDefinition; 4] = [
     ToolDefinition {
         name: "get_contract",
-        summary: "the exact body of GET /api/v1/about: routes, parameters, every field, states, sources, agent instructions",
-        description: "The exact body of `GET /api/v1/about`, the contract: read it before querying models.",
+        summary: "GET /api/v1/about without its field definitions, or with those of the given fields; [\"*\"] for the whole document",
+        description: "The contract (GET /api/v1/about): routes, parameters, states, sources, supply, links and agent instructions; read it before querying models. Its field definitions are left out unless asked: fields names whose definitions to add (as list_models names them, e.g. tokens_30d or facts.total_parameters, or contract paths such as freshness); [\"*\"] gives the whole document byte for byte.",
         path: ABOUT_PATH,
         first: None,
+        shape: Shape::Contract,
     },
     ToolDefinition {
         name: "list_models",
-        summary: "the exact body of GET /api/v1/models with the given sort, order, limit and offset: a ranked page",
-        description: "The exact body of `GET /api/v1/models` with these parameters: a page of the ranked list, every model's demand, facts and supply with each value's state and reason (a null value is unknown, never zero). Absent parameters take the API's defaults. While pagination.has_next_page is true, add limit to offset for the next page. A refused query is an error result whose text is the API's JSON error body (error invalid_query).",
+        summary: "GET /api/v1/models with the given sort, order, limit and offset, each record cut to the given fields: a ranked page",
+        description: "A page of GET /api/v1/models (sorted by sort and order), each record cut to fields; every value object kept as the API wrote it (value, unit, state, reason, source_url) and the top level (generated_at, evaluation_cutoff, freshness, window, source, query, pagination) as the API's. Without fields: model_id, latest_rank, tokens_30d, share_30d, trend, facts.total_parameters, facts.active_parameters, supply.state. [\"*\"] gives the API's exact body. limit defaults to 10 here (the API's is 25). While pagination.has_next_page is true, add limit to offset for the next page. An answer over 75,000 bytes is refused: ask a smaller limit or fewer fields. A refused query is an error result whose text is the API's error body.",
         path: MODELS_PATH,
         first: None,
+        shape: Shape::Records,
     },
     ToolDefinition {
         name: "get_model",
-        summary: "the exact body of GET /api/v1/models?model_id=...: one model by exact ID",
-        description: "The exact body of `GET /api/v1/models?model_id=...`: one model by its exact ID, with each value's state and reason (a null value is unknown, never zero). An ID not served in the current window is an error result whose text is the API's 404 body (error model_not_found).",
+        summary: "GET /api/v1/models?model_id=...: one model by exact ID, its whole record",
+        description: "The exact body of GET /api/v1/models?model_id=...: one model's whole record (demand, facts, supply) by its exact ID, as written in models[].model_id (not URL-encoded here). Its rank is latest_rank; a null value is unknown, never zero; supply.state current_route_not_found says nothing about whether providers serve it. An ID not served in the current window is an error result whose text is the API's 404 body (model_not_found).",
         path: MODELS_PATH,
         first: Some("model_id"),
+        shape: Shape::Body,
+    },
+    ToolDefinition {
+        name: "get_demand_history",
+        summary: "one model's daily rank and tokens over the window and its route's supply in each collection of the last 7 days",
+        description: "One model's history by its exact ID (as written, not URL-encoded): its rank and tokens on each date of the 30-day window (a date outside the top 50, or not delivered by the source, is unavailable with that reason, never zero), with the window, freshness and source attribution; and its route's supply (state, reason, endpoint and provider counts, medians) in each collection of the supply feed's last 7 UTC dates. An ID not served is an error result whose text is the API's 404 body.",
+        path: MODELS_PATH,
+        first: Some("model_id"),
+        shape: Shape::History,
     },
 ];
 
@@ -130,6 +189,24 @@ pub struct Call {
     /// The argument sent first in the query, and sent empty when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first: Option<String>,
+    /// Arguments sent, last and in name order, when the call gives none (or null).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub defaults: BTreeMap<String, String>,
+    /// How the answer is shaped.
+    pub shape: Shape,
+    /// The public directory of precomputed answers named by the SHA-256 of the first argument
+    /// (with [`Shape::History`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_dir: Option<String>,
+}
+
+/// What `fields` of `list_models` may name, and what it is without them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordFields {
+    /// Record members and dotted paths, none inside a value object (kept whole).
+    pub allowed: Vec<String>,
+    /// The fields given when the call names none.
+    pub default: Vec<String>,
 }
 
 /// The catalogue, as `_api/mcp.json` holds it.
@@ -147,6 +224,10 @@ pub struct Catalogue {
     pub calls: BTreeMap<String, Call>,
     /// The resources.
     pub resources: Vec<Resource>,
+    /// The record fields `list_models` may name.
+    pub record_fields: RecordFields,
+    /// The most bytes a tool result may take as sent ([`MAX_RESULT_BYTES`]).
+    pub max_result_bytes: usize,
 }
 
 impl Catalogue {
@@ -155,11 +236,17 @@ impl Catalogue {
         let tools = TOOLS
             .iter()
             .map(|tool| {
+                // No output schemas: the model response's and the contract's took 53 kB each in
+                // every tools/list, and a cut record does not match them (decisions.md).
+                // The tools that give records say how to read them (issue 34's misreadings).
+                let description = match tool.shape {
+                    Shape::Records => format!("{} {READING}", tool.description),
+                    _ => tool.description.to_string(),
+                };
                 json!({
                     "name": tool.name,
-                    "description": tool.description,
+                    "description": description,
                     "inputSchema": input_schema(tool.name, openapi, about),
-                    "outputSchema": output_schema(tool.name, openapi),
                     "annotations": {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false},
                 })
             })
@@ -167,9 +254,19 @@ impl Catalogue {
         let calls = TOOLS
             .iter()
             .map(|tool| {
+                let defaults = match tool.shape {
+                    Shape::Records => {
+                        BTreeMap::from([("limit".to_string(), TOOL_LIMIT_DEFAULT.to_string())])
+                    }
+                    _ => BTreeMap::new(),
+                };
                 let call = Call {
                     path: tool.path.to_string(),
                     first: tool.first.map(str::to_string),
+                    defaults,
+                    shape: tool.shape,
+                    file_dir: (tool.shape == Shape::History)
+                        .then(|| format!("/{}/", crate::history::HISTORY_DIR)),
                 };
                 (tool.name.to_string(), call)
             })
@@ -194,6 +291,11 @@ impl Catalogue {
             tools,
             calls,
             resources,
+            record_fields: RecordFields {
+                allowed: allowed_record_fields(),
+                default: DEFAULT_RECORD_FIELDS.map(str::to_string).to_vec(),
+            },
+            max_result_bytes: MAX_RESULT_BYTES,
         }
     }
 
@@ -238,14 +340,62 @@ pub fn client_config(base_url: &str, connection: Connection) -> String {
     format!("{{\n  \"mcpServers\": {{\n    \"model-demand\": {{\n      {server}\n    }}\n  }}\n}}")
 }
 
-/// The server instructions: the contract's agent instructions, one a line.
+/// What the server instructions add to the contract's, for agents that reach it by MCP.
+pub const MCP_INSTRUCTIONS: [&str; 4] = [
+    READING,
+    "Tool arguments take model IDs as written in models[].model_id (with / and : as they are); only URLs take them percent-encoded.",
+    "For one model's daily demand and supply history, call get_demand_history; the whole feeds are /api/export and /api/supply.",
+    "Tool results are kept within 75,000 bytes: list_models gives a compact default of fields and 10 models a page; ask fields or [\"*\"] for more, with a smaller limit.",
+];
+
+/// The server instructions: the contract's agent instructions, one a line, then
+/// [`MCP_INSTRUCTIONS`].
 pub fn instructions(about: &Value) -> Option<String> {
     let lines: Vec<&str> = about["agent_instructions"]
         .as_array()?
         .iter()
         .filter_map(Value::as_str)
+        .chain(MCP_INSTRUCTIONS)
         .collect();
-    (!lines.is_empty()).then(|| lines.join("\n"))
+    Some(lines.join("\n"))
+}
+
+/// The names `fields` of `list_models` allows, from the one table of response fields: every
+/// record member and every dotted path below one, except the members of an object that has a
+/// `state` and only plain members (a value object, `latest_rank`, `trend`), which is kept whole
+/// so that a value never leaves its state and reason.
+pub fn allowed_record_fields() -> Vec<String> {
+    let fields = crate::fields::model_response_fields();
+    let paths: Vec<(&str, crate::fields::Kind)> = fields
+        .iter()
+        .filter_map(|f| Some((f.path.strip_prefix("models[].")?, f.kind)))
+        .filter(|(p, _)| !p.contains("[]"))
+        .collect();
+    let whole = |object: &str| {
+        let member = |p: &str| {
+            p.strip_prefix(object)
+                .and_then(|rest| rest.strip_prefix('.'))
+                .is_some_and(|rest| !rest.contains('.'))
+        };
+        paths
+            .iter()
+            .any(|(p, _)| member(p) && p.ends_with(".state"))
+            && !paths.iter().any(|(p, kind)| {
+                member(p)
+                    && matches!(
+                        kind,
+                        crate::fields::Kind::Object | crate::fields::Kind::Array
+                    )
+            })
+    };
+    paths
+        .iter()
+        .filter(|(path, _)| {
+            let parts: Vec<&str> = path.split('.').collect();
+            (1..parts.len()).all(|n| !whole(&parts[..n].join(".")))
+        })
+        .map(|(path, _)| path.to_string())
+        .collect()
 }
 
 /// The input schema of a tool, from the OpenAPI parameters of `GET /api/v1/models` with the
@@ -264,6 +414,12 @@ fn input_schema(tool: &str, openapi: &Value, about: &Value) -> Value {
             .clone();
         let mut schema = schema.as_object()?.clone();
         let mut description = entry["description"].as_str()?.to_string();
+        let mut entry = entry;
+        if name == "limit" {
+            // The tool's own default, within the budget of a call without arguments.
+            entry["default"] = json!(TOOL_LIMIT_DEFAULT);
+            description.push_str(" The API's default is 25; this tool's is 10.");
+        }
         if !entry["default"].is_null() {
             description.push_str(&format!(
                 " When omitted: {}.",
@@ -275,14 +431,39 @@ fn input_schema(tool: &str, openapi: &Value, about: &Value) -> Value {
         Some(Value::Object(schema))
     };
     let (properties, required): (Map<String, Value>, Vec<&str>) = match tool {
-        "list_models" => (
-            ["sort", "order", "limit", "offset"]
+        "list_models" => {
+            let mut properties: Map<String, Value> = ["sort", "order", "limit", "offset"]
                 .into_iter()
                 .filter_map(|name| Some((name.to_string(), described(name)?)))
-                .collect(),
+                .collect();
+            let mut names = vec![crate::projection::ALL.to_string()];
+            names.extend(allowed_record_fields());
+            properties.insert(
+                "fields".into(),
+                json!({
+                    "type": "array",
+                    "items": {"type": "string", "enum": names},
+                    "minItems": 1,
+                    "uniqueItems": true,
+                    "description": format!("Record members or dotted paths to keep, in any order (given in the API's order), or [\"*\"] for the API's exact body. Value objects are kept whole. When omitted: {}.", DEFAULT_RECORD_FIELDS.join(", ")),
+                }),
+            );
+            (properties, vec![])
+        }
+        "get_contract" => (
+            Map::from_iter([(
+                "fields".to_string(),
+                json!({
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "minItems": 1,
+                    "uniqueItems": true,
+                    "description": "Fields whose definitions to include, named as list_models names them (tokens_30d, facts.total_parameters) or by contract path (freshness, pagination.has_next_page); [\"*\"] for the whole contract. When omitted: no field definitions.",
+                }),
+            )]),
             vec![],
         ),
-        "get_model" => {
+        "get_model" | "get_demand_history" => {
             let mut schema = parameters
                 .iter()
                 .find(|p| p["name"] == "model_id")
@@ -306,19 +487,6 @@ fn input_schema(tool: &str, openapi: &Value, about: &Value) -> Value {
     }
     schema.insert("additionalProperties".into(), json!(false));
     Value::Object(schema)
-}
-
-/// The output schema of a tool: the about document's schema for `get_contract`; for the model
-/// tools the model response or, on an error result, the error body.
-fn output_schema(tool: &str, openapi: &Value) -> Value {
-    let schemas = &openapi["components"]["schemas"];
-    match tool {
-        "get_contract" => schemas["About"].clone(),
-        _ => json!({
-            "type": "object",
-            "anyOf": [schemas["ModelResponse"].clone(), schemas["Error"].clone()],
-        }),
-    }
 }
 
 /// A JSON value's text in a query: strings as they are, integers (also `25.0`, which JSON
@@ -376,15 +544,58 @@ mod tests {
         );
         let get_model = tool(&catalogue, "get_model");
         assert_eq!(get_model["inputSchema"]["required"], json!(["model_id"]));
-        assert_eq!(get_model["outputSchema"]["type"], "object");
-        assert_eq!(
-            tool(&catalogue, "get_contract")["outputSchema"]["type"],
-            "object"
-        );
-        assert_eq!(
-            catalogue.instructions,
-            contract::AGENT_INSTRUCTIONS.join("\n")
-        );
+        assert_eq!(properties["limit"]["default"], json!(10));
+        assert_eq!(catalogue.calls["list_models"].defaults["limit"], "10");
+        let described = tool(&catalogue, "list_models")["description"]
+            .as_str()
+            .expect("text");
+        for says in ["not a rank", "come last", "current_route_not_found"] {
+            assert!(described.contains(says), "{says}");
+        }
+        for tool in &catalogue.tools {
+            assert!(tool.get("outputSchema").is_none(), "{}", tool["name"]);
+        }
+        let mut expected = contract::AGENT_INSTRUCTIONS.to_vec();
+        expected.extend(MCP_INSTRUCTIONS);
+        assert_eq!(catalogue.instructions, expected.join("\n"));
+    }
+
+    #[test]
+    fn record_fields_stop_at_value_objects() {
+        let allowed = allowed_record_fields();
+        // Written from spec 2.2 to 2.6: 13 members, 12 facts, supply's 3 and its summary's 13.
+        assert_eq!(allowed.len(), 13 + 12 + 3 + 13);
+        for name in [
+            "model_id",
+            "latest_rank",
+            "trend",
+            "facts",
+            "facts.total_parameters",
+            "supply.state",
+            "supply.summary.route_id",
+            "supply.summary.listed_providers",
+            "supply.summary.quantizations",
+        ] {
+            assert!(allowed.iter().any(|a| a == name), "{name}");
+        }
+        for name in [
+            "latest_rank.value",
+            "trend.direction",
+            "tokens_30d.state",
+            "facts.total_parameters.source_url",
+            "supply.summary.listed_providers.value",
+        ] {
+            assert!(!allowed.iter().any(|a| a == name), "{name}");
+        }
+        for name in DEFAULT_RECORD_FIELDS {
+            assert!(allowed.iter().any(|a| a == name), "{name}");
+        }
+    }
+
+    #[test]
+    fn tools_list_is_within_its_budget() {
+        let tools = serde_json::to_vec(&json!({"tools": catalogue().tools})).expect("JSON");
+        assert!(tools.len() <= TOOLS_LIST_BUDGET, "{} bytes", tools.len());
     }
 
     #[test]

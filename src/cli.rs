@@ -55,7 +55,8 @@ pub enum Command {
     /// Print the repository's netlify.toml (publish directory, build command, headers).
     NetlifyToml,
     /// Serve the API to agents as Model Context Protocol tools on stdio (get_contract,
-    /// list_models, get_model), answering with the exact bytes of a built or published site.
+    /// list_models, get_model, get_demand_history), answering with the bytes of a built or
+    /// published site, cut to what is asked.
     /// Standard output carries only the protocol; logs go to standard error.
     Mcp(McpArgs),
 }

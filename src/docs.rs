@@ -448,6 +448,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_table_of_contents_links_every_section() {
+        let page = page(None, "https://x.test");
+        let nav = page
+            .split("<nav aria-label=\"Contents\">")
+            .nth(1)
+            .and_then(|rest| rest.split("</nav>").next())
+            .expect("a table of contents");
+        let targets: Vec<&str> = nav
+            .split("href=\"#")
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next())
+            .collect();
+        assert_eq!(targets.len(), page.matches("<h2").count());
+        for target in targets {
+            assert!(page.contains(&format!("<h2 id=\"{target}\">")), "{target}");
+        }
+        // It comes before the first section.
+        assert!(page.find("<nav").expect("nav") < page.find("<h2").expect("h2"));
+    }
+
+    #[test]
     fn human_units() {
         assert_eq!(human_count("155850000000", ""), "155.85 B");
         assert_eq!(human_count("999", ""), "999");

@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
-use crate::catalogue::{client_config, mcp_url, Connection, TOOLS};
+use crate::catalogue::{client_config, mcp_url, Connection, MCP_INSTRUCTIONS, READING, TOOLS};
 use crate::contract;
 use crate::render::ErrorCode;
 
@@ -22,6 +22,30 @@ value is unknown, never zero, and must not be replaced with a number. Exact deci
 strings; a `fraction` is a share from 0 to 1. Demand (OpenRouter's public rankings) and model \
 facts (Hugging Face files pinned by commit) are separate sources. The API does not identify \
 underserved models. Read the contract before querying models.";
+
+/// The quick start that opens the guide: one request and the shape of its answer (abridged by
+/// hand: `…` stands for what each member holds; the contract defines every field).
+const QUICK_START: &str = r#"Quick start: `GET {base}/api/v1/models?limit=2` answers the top two models by 30-day tokens:
+
+```json
+{"schema_version": "model-demand.agent-api.v1",
+ "generated_at": "…Z", "evaluation_cutoff": "…Z",
+ "freshness": {"state": "fresh", "fresh_until": "…Z", "reason": "within_expected_update_window"},
+ "window": {"start_date": "…", "end_date": "…", "days": 30},
+ "source": {"name": "OpenRouter", "url": "https://openrouter.ai/rankings", …, "attribution": "…"},
+ "query": {"mode": "list", "model_id": null, "sort": "tokens_30d", "order": "desc", "limit": 2, "offset": 0},
+ "pagination": {"total_matching_models": …, "offset": 0, "limit": 2, "returned_count": 2, "has_next_page": true},
+ "models": [
+  {"model_id": "…", "model_release_id": "…", "first_visible_date": "…",
+   "latest_rank": {"value": 1, "state": "available", "reason": null},
+   "tokens_30d": {"value": "…", "unit": "tokens", "state": "available", "reason": null},
+   "trend": {"direction": "down", "state": "available", "reason": null, …},
+   "facts": {"total_parameters": {"value": null, "unit": "parameters", "state": "not_available", "reason": "evidence_missing", "source_url": null}, …},
+   "supply": {"state": "available", "reason": null, "summary": {…}}, …},
+  …]}
+```
+
+Every value is an object with its `state` and `reason`: `"value": null` is unknown, never zero. A position in `models` is not a rank: the rank is `latest_rank`. In URLs, percent-encode a model ID (`model_id=a%2Fb%3Afree`); MCP tool arguments take it as written (`a/b:free`)."#;
 
 /// A JSON value's text: strings without quotes, anything else as JSON.
 fn text(value: &Value) -> String {
@@ -40,6 +64,7 @@ pub fn llms_txt(base_url: &str, docs_url: Option<&str>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# {}\n", text(&openapi["info"]["title"]));
     let _ = writeln!(out, "> {}\n", text(&openapi["info"]["summary"]));
+    let _ = writeln!(out, "{}\n", QUICK_START.replace("{base}", base));
     let _ = writeln!(out, "{SUMMARY}\n");
 
     out.push_str("## Routes\n\n");
@@ -123,13 +148,15 @@ pub fn llms_txt(base_url: &str, docs_url: Option<&str>) -> String {
     out.push_str("\n## MCP server\n\n");
     let _ = writeln!(
         out,
-        "Agents that use the Model Context Protocol reach this API as tools at `{}` (Streamable HTTP, stateless, JSON responses): {}. Each tool answers with the API's exact body; a refusal is a tool error whose text is the API's error body. Add it to a client by URL:\n",
+        "Agents that use the Model Context Protocol reach this API as tools at `{}` (Streamable HTTP, stateless, JSON responses): {}. Each tool answers with the API's own bytes, cut to what is asked (every value object whole); a refusal of the API is a tool error whose text is the API's error body. {} {}\n\nAdd it to a client by URL:\n",
         mcp_url(base),
         TOOLS
             .iter()
             .map(|tool| format!("`{}` ({})", tool.name, tool.summary))
             .collect::<Vec<_>>()
-            .join(", ")
+            .join(", "),
+        READING,
+        MCP_INSTRUCTIONS[1..].join(" ")
     );
     let _ = writeln!(
         out,
@@ -152,6 +179,14 @@ mod tests {
     fn the_guide_names_every_route_parameter_and_instruction() {
         let guide = llms_txt("https://x.test/", None);
         assert!(guide.starts_with("# model-demand\n\n> "));
+        // The quick start comes right after the summary line: one request and its shape.
+        let after_summary = guide.split("\n\n").nth(2).expect("a third paragraph");
+        assert!(
+            after_summary.starts_with("Quick start: `GET https://x.test/api/v1/models?limit=2`"),
+            "{after_summary}"
+        );
+        assert!(guide.contains("`a/b:free`") && guide.contains("model_id=a%2Fb%3Afree"));
+        assert!(guide.contains(READING));
         for needle in [
             "`GET /api/v1/about`",
             "`GET /api/v1/models`",

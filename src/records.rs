@@ -490,7 +490,7 @@ fn head(export: &Export, now: OffsetDateTime, end: Date) -> Head {
 }
 
 /// Ranks of a day: tokens descending, ties by model ID ascending (byte order), 1-based.
-fn rank_rows(day: &Day) -> BTreeMap<String, (u32, u128)> {
+pub(crate) fn rank_rows(day: &Day) -> BTreeMap<String, (u32, u128)> {
     let mut rows: Vec<_> = day.rows.iter().collect();
     rows.sort_by(|a, b| {
         b.total_tokens
@@ -681,37 +681,48 @@ impl<'a> SupplyView<'a> {
         let Some(latest) = self.latest else {
             return unavailable("not_collected", reason::SUPPLY_NOT_COLLECTED);
         };
-        if latest.status == CollectionStatus::Failed {
-            return unavailable("temporarily_unavailable", reason::LATEST_COLLECTION_FAILED);
-        }
-        let route = match latest.routes.iter().find(|r| r.route_id == model_id) {
-            Some(route) => route,
-            None => {
-                let serving: Vec<&Route> = latest
-                    .routes
-                    .iter()
-                    .filter(|r| r.model_id == model_id)
-                    .collect();
-                match serving.as_slice() {
-                    [] => return unavailable("current_route_not_found", reason::NO_CURRENT_ROUTE),
-                    [only] => *only,
-                    _ => {
-                        return unavailable(
-                            "current_route_ambiguous",
-                            reason::SEVERAL_CURRENT_ROUTES,
-                        )
-                    }
-                }
+        collection_state(latest, model_id, self.history_ready)
+    }
+}
+
+/// The supply state of `model_id` in `collection` (the rules of DESIGN §4 for the latest one;
+/// `get_demand_history` applies them to each collection of its period).
+pub(crate) fn collection_state(
+    collection: &crate::supply::Collection,
+    model_id: &str,
+    history_ready: bool,
+) -> SupplyState {
+    let unavailable = |state: &'static str, why: &str| SupplyState {
+        state,
+        reason: Some(why.to_string()),
+        summary: None,
+    };
+    let latest = collection;
+    if latest.status == CollectionStatus::Failed {
+        return unavailable("temporarily_unavailable", reason::LATEST_COLLECTION_FAILED);
+    }
+    let route = match latest.routes.iter().find(|r| r.route_id == model_id) {
+        Some(route) => route,
+        None => {
+            let serving: Vec<&Route> = latest
+                .routes
+                .iter()
+                .filter(|r| r.model_id == model_id)
+                .collect();
+            match serving.as_slice() {
+                [] => return unavailable("current_route_not_found", reason::NO_CURRENT_ROUTE),
+                [only] => *only,
+                _ => return unavailable("current_route_ambiguous", reason::SEVERAL_CURRENT_ROUTES),
             }
-        };
-        if route.failed {
-            return unavailable("temporarily_unavailable", reason::ROUTE_COLLECTION_FAILED);
         }
-        SupplyState {
-            state: "available",
-            reason: None,
-            summary: Some(summarize(route, &latest.finished_at, self.history_ready)),
-        }
+    };
+    if route.failed {
+        return unavailable("temporarily_unavailable", reason::ROUTE_COLLECTION_FAILED);
+    }
+    SupplyState {
+        state: "available",
+        reason: None,
+        summary: Some(summarize(route, &latest.finished_at, history_ready)),
     }
 }
 

@@ -326,6 +326,7 @@ fn write_all(
             };
             entries.push(writer.write(netlify::SUPPLY_FILE, &supply)?);
             entries.extend(write_exact_answers(&rendered, writer)?);
+            entries.extend(write_histories(inputs, catalog, writer)?);
             let mut table = RoutingTable::with_data(&rendered, &redirects);
             let rules = match options.layout {
                 Layout::Full => netlify::redirects_file(rendered.ids(), &redirects),
@@ -398,6 +399,26 @@ fn write_exact_answers(rendered: &Rendered, writer: &Writer<'_>) -> Result<Vec<M
             let mut buffer = Vec::new();
             rendered.exact(index, &mut buffer);
             writer.write(&model_file(&rendered.ids()[index]), &buffer)
+        })
+        .collect()
+}
+
+/// Every served model's demand and supply history (`get_demand_history`), in parallel.
+fn write_histories(
+    inputs: &Inputs,
+    catalog: &Catalog,
+    writer: &Writer<'_>,
+) -> Result<Vec<ManifestEntry>> {
+    let histories =
+        crate::history::Histories::new(&inputs.export, inputs.supply.as_ref(), &catalog.head);
+    catalog
+        .records
+        .par_iter()
+        .map(|record| {
+            writer.write(
+                &crate::history::history_file(&record.model_id),
+                &histories.body(&record.model_id),
+            )
         })
         .collect()
 }

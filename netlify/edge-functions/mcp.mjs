@@ -1,5 +1,5 @@
 // Netlify Edge Function for /mcp (declared in netlify.toml, which `model-demand netlify-toml`
-// generates): the API's three MCP tools over the Streamable HTTP transport, stateless (no
+// generates): the API's MCP tools over the Streamable HTTP transport, stateless (no
 // session, every POST stands alone) with JSON answers, on the official TypeScript SDK
 // (@modelcontextprotocol/sdk, pinned in package.json; Netlify bundles it from node_modules).
 //
@@ -8,7 +8,7 @@
 // catalogue (/_api/mcp.json, written by `build`), and a tool call is answered with the bytes
 // the API answers, through the same decision models.mjs makes (lib/query.mjs: the arguments
 // become the raw query string a client would send, lib/tool_call.mjs, and `route` chooses the
-// file). The HTTP rules the SDK's transport does not apply as this API wants (methods, CORS,
+// file), cut to the fields asked and held to the size limit as src/mcp/tools.rs does. The HTTP rules the SDK's transport does not apply as this API wants (methods, CORS,
 // the body limit, batches, the protocol versions) are checked first (lib/mcp_http.mjs).
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -22,7 +22,7 @@ import {
 import { ANSWER_HEADERS, jsonRpcError, negotiatedVersion, screen } from "./lib/mcp_http.mjs";
 import { route } from "./lib/query.mjs";
 import { ROUTES, checkRoutes, decisionBody, siteText } from "./lib/site.mjs";
-import { parseJsonFaithfully, parseKeepingNumbers, toolQuery } from "./lib/tool_call.mjs";
+import { callTool, parseJsonFaithfully, parseKeepingNumbers } from "./lib/tool_call.mjs";
 
 /** Where the build writes the MCP catalogue (src/catalogue.rs, CATALOGUE_PATH). */
 export const CATALOGUE = "/_api/mcp.json";
@@ -62,21 +62,6 @@ async function answer(request, table, path, query) {
   return { status: decision.status, body: typeof body === "string" ? body : new TextDecoder().decode(body) };
 }
 
-/** The tool result of an answer, as `tool_result` in src/mcp/tools.rs makes it. */
-function toolResult({ status, body }) {
-  let structured;
-  try {
-    structured = parseKeepingNumbers(body);
-  } catch {
-    structured = undefined;
-  }
-  if (typeof structured !== "object" || structured === null || Array.isArray(structured)) {
-    const text = `the site answered ${status} with a body that is not the API's JSON`;
-    return { content: [{ type: "text", text }], isError: true };
-  }
-  return { content: [{ type: "text", text: body }], structuredContent: structured, isError: status !== 200 };
-}
-
 /** An SDK server for one request, answering from the catalogue and the routing table. */
 function mcpServer(request, { catalogue, table }, bodyText) {
   const server = new Server(catalogue.server_info, { capabilities: CAPABILITIES, instructions: catalogue.instructions });
@@ -97,7 +82,8 @@ function mcpServer(request, { catalogue, table }, bodyText) {
     // The arguments as written in the request (member order, numbers' text), not as JSON.parse left them.
     const args = parseJsonFaithfully(bodyText).get("params").get("arguments");
     try {
-      return toolResult(await answer(request, table, call.path, toolQuery(args, call.first)));
+      // The fields asked, the query sent and the cut answer, as src/mcp/server.rs makes them.
+      return await callTool(call, catalogue, args, (path, query) => answer(request, table, path, query));
     } catch (error) {
       return { content: [{ type: "text", text: String(error) }], isError: true };
     }

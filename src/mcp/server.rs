@@ -18,8 +18,8 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::source::{Reply, Source};
-use super::tools::{raw_query, tool_result};
-use crate::catalogue::{Call, Catalogue, CATALOGUE_PATH};
+use super::tools::{history_target, read_call, refusal, tool_result, NO_HISTORY};
+use crate::catalogue::{Call, Catalogue, RecordFields, Shape, CATALOGUE_PATH};
 use crate::contract;
 use crate::site::DEFAULT_BASE_URL;
 
@@ -36,6 +36,8 @@ struct Offer {
     tools: Vec<Tool>,
     calls: BTreeMap<String, Call>,
     resources: Vec<crate::catalogue::Resource>,
+    record_fields: RecordFields,
+    max_result_bytes: usize,
 }
 
 impl ApiServer {
@@ -124,6 +126,8 @@ impl Offer {
             tools,
             calls: catalogue.calls,
             resources: catalogue.resources,
+            record_fields: catalogue.record_fields,
+            max_result_bytes: catalogue.max_result_bytes,
         })
     }
 }
@@ -159,13 +163,29 @@ impl ServerHandler for ApiServer {
             return Err(ErrorData::invalid_params("tool not found", None));
         };
         let arguments = request.arguments.unwrap_or_default();
-        let query = raw_query(&arguments, call.first.as_deref());
+        let (query, asked) = match read_call(call, &self.offer.record_fields, &arguments) {
+            Ok(read) => read,
+            Err(why) => return Ok(refusal(why).into()),
+        };
+        if let Some(file) = history_target(call, &arguments) {
+            let reply = self.fetch(file).await;
+            if reply.as_ref().is_ok_and(|r| r.status == 200) {
+                return Ok(
+                    tool_result(reply, call.shape, &asked, self.offer.max_result_bytes).into(),
+                );
+            }
+        }
         let target = if query.is_empty() {
             call.path.clone()
         } else {
             format!("{}?{query}", call.path)
         };
-        Ok(tool_result(self.fetch(target).await).into())
+        let reply = self.fetch(target).await;
+        if call.shape == Shape::History && reply.as_ref().is_ok_and(|r| r.status == 200) {
+            // The model is served, and the site has no history file for it.
+            return Ok(refusal(NO_HISTORY.to_string()).into());
+        }
+        Ok(tool_result(reply, call.shape, &asked, self.offer.max_result_bytes).into())
     }
 
     async fn list_resources(

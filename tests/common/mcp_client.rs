@@ -33,32 +33,44 @@ pub fn case(tool: &'static str, arguments: Value, target: impl Into<String>) -> 
     }
 }
 
+/// A `list_models` call asking the API's whole body (`fields: ["*"]`), and the GET it is: the
+/// tool's own page size (10) when the call gives none.
+fn whole(mut arguments: Value, target: String) -> Case {
+    arguments["fields"] = json!(["*"]);
+    let target = if target.contains("limit=") {
+        target
+    } else if target.contains('?') {
+        format!("{target}&limit=10")
+    } else {
+        format!("{target}?limit=10")
+    };
+    case("list_models", arguments, target)
+}
+
 /// Every class of request: defaults, each sort and order, edge limits and offsets, pages past
-/// the end, each served ID (with `/` and `:`), unknown IDs and refused arguments.
+/// the end, each served ID (with `/` and `:`), unknown IDs and refused arguments. Every
+/// `list_models` call asks `fields: ["*"]`, whose result is the API's body byte for byte.
 pub fn cases(ids: &[String]) -> Vec<Case> {
     let n = ids.len() as u64;
     let models = "/api/v1/models";
     let mut all = vec![
         case("get_contract", json!({}), "/api/v1/about"),
-        case("list_models", json!({}), models),
+        whole(json!({}), models.to_string()),
     ];
     for sort in SORTS {
-        all.push(case(
-            "list_models",
+        all.push(whole(
             json!({"sort": sort}),
             format!("{models}?sort={sort}"),
         ));
         for order in ORDERS {
-            all.push(case(
-                "list_models",
+            all.push(whole(
                 json!({"sort": sort, "order": order, "limit": 100}),
                 format!("{models}?sort={sort}&order={order}&limit=100"),
             ));
         }
     }
     for order in ORDERS {
-        all.push(case(
-            "list_models",
+        all.push(whole(
             json!({"order": order}),
             format!("{models}?order={order}"),
         ));
@@ -72,8 +84,7 @@ pub fn cases(ids: &[String]) -> Vec<Case> {
         (3, n + 5),
         (1, OFFSET_MAX),
     ] {
-        all.push(case(
-            "list_models",
+        all.push(whole(
             json!({"limit": limit, "offset": offset}),
             format!("{models}?limit={limit}&offset={offset}"),
         ));
@@ -100,7 +111,7 @@ pub fn cases(ids: &[String]) -> Vec<Case> {
         (json!({"model_id": ids[0], "limit": 1}), combined.as_str()),
     ];
     for (arguments, query) in refused {
-        all.push(case("list_models", arguments, format!("{models}?{query}")));
+        all.push(whole(arguments, format!("{models}?{query}")));
     }
     all.push(case(
         "get_model",
@@ -108,6 +119,17 @@ pub fn cases(ids: &[String]) -> Vec<Case> {
         format!("{models}?model_id=nobody/unknown-model:free"),
     ));
     all.push(case("get_model", json!({}), format!("{models}?model_id=")));
+    // A history is its precomputed file; an ID not served, the API's 404 body.
+    all.push(case(
+        "get_demand_history",
+        json!({"model_id": ids[0]}),
+        format!("/{}", model_demand::history::history_file(&ids[0])),
+    ));
+    all.push(case(
+        "get_demand_history",
+        json!({"model_id": "nobody/unknown-model:free"}),
+        format!("{models}?model_id=nobody/unknown-model:free"),
+    ));
     all.push(case(
         "get_model",
         json!({"model_id": ids[0], "sort": "tokens_30d"}),
@@ -170,7 +192,14 @@ pub fn assert_same_as_preview(seen: &Value, cases: &[Case], preview: &str) {
     assert_eq!(results.len(), cases.len());
     for (result, case) in results.iter().zip(cases) {
         let reply = exchange(preview, "GET", &case.target);
-        let body = String::from_utf8(reply.body).expect("UTF-8 body");
+        let mut body = String::from_utf8(reply.body).expect("UTF-8 body");
+        if case.tool == "get_contract" && case.arguments.get("fields").is_none() {
+            // By default the contract comes without its field definitions (issue 34).
+            let mut about: serde_json::Map<String, Value> =
+                serde_json::from_str(&body).expect("JSON contract");
+            assert!(about.shift_remove("field_definitions").is_some());
+            body = serde_json::to_string(&about).expect("JSON");
+        }
         let what = format!("{} {} ({})", case.tool, case.arguments, case.target);
         assert_eq!(result["texts"], json!([body]), "{what}: text");
         assert_eq!(result["is_error"], reply.status != 200, "{what}: isError");
@@ -193,11 +222,13 @@ pub fn assert_same_as_preview(seen: &Value, cases: &[Case], preview: &str) {
         .iter()
         .map(|l| l.as_str().expect("text"))
         .collect();
-    assert_eq!(
-        seen["instructions"],
-        json!(lines.join("\n")),
-        "instructions"
-    );
+    // The contract's agent instructions, then what the MCP servers add for their tools.
+    let mut expected = lines.join("\n");
+    for line in model_demand::catalogue::MCP_INSTRUCTIONS {
+        expected.push('\n');
+        expected.push_str(line);
+    }
+    assert_eq!(seen["instructions"], json!(expected), "instructions");
 }
 
 /// The MCP Inspector's CLI (pinned, `super::INSPECTOR`) against `server` (a command and its
@@ -216,7 +247,7 @@ pub fn inspector(home: &Path, server: &[&std::ffi::OsStr], args: &[&str]) -> Val
     serde_json::from_slice(&out.stdout).expect("the inspector prints JSON")
 }
 
-/// What the Inspector must see of any server of the small site (`site`): the three tools, and
+/// What the Inspector must see of any server of the small site (`site`): the four tools, and
 /// a `get_model` call of an ID holding `:` answered with the preview server's body.
 pub fn inspector_lists_and_calls(home: &Path, server: &[&std::ffi::OsStr], site: &Path) {
     let listed = inspector(home, server, &["--method", "tools/list"]);
@@ -227,7 +258,15 @@ pub fn inspector_lists_and_calls(home: &Path, server: &[&std::ffi::OsStr], site:
         .map(|t| t["name"].as_str().expect("name"))
         .collect();
     names.sort_unstable();
-    assert_eq!(names, ["get_contract", "get_model", "list_models"]);
+    assert_eq!(
+        names,
+        [
+            "get_contract",
+            "get_demand_history",
+            "get_model",
+            "list_models"
+        ]
+    );
     let ids = super::oracle::Inputs::fixture("tests/fixtures/small", super::SMALL_NOW)
         .order("tokens_30d", "desc");
     let id = ids

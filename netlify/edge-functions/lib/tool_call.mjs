@@ -230,3 +230,355 @@ export function parseKeepingNumbers(text) {
       : value
   );
 }
+
+// ---------------------------------------------------------------------------------------------
+// What a call may ask less of, cut from the API's own bytes: src/projection.rs and
+// src/mcp/tools.rs (`read_call`, `tool_result`), rule for rule and message for message; the
+// vectors of tests/agents.rs hold the two to the same bytes.
+
+/** The one member of a `fields` list that asks for everything. */
+export const ALL = "*";
+/** The argument that shapes an answer instead of going into the query. */
+export const FIELDS = "fields";
+
+const SPACE = new Set([" ", "\t", "\n", "\r"]);
+
+function skipSpace(text, at) {
+  while (at < text.length && SPACE.has(text[at])) at += 1;
+  return at;
+}
+
+/** The end of the JSON value whose text starts at `start` (`value_end` in src/projection.rs). */
+function valueEnd(text, start) {
+  const bad = () => new Error(`the site's answer is not JSON at byte ${start}`);
+  const c = text[start];
+  if (c === undefined) throw bad();
+  if (c !== '"' && c !== "{" && c !== "[") {
+    let at = start;
+    while (at < text.length && !",}] \t\n\r".includes(text[at])) at += 1;
+    return at;
+  }
+  let at = start;
+  let depth = 0;
+  let inString = false;
+  while (at < text.length) {
+    const b = text[at];
+    at += 1;
+    if (inString) {
+      if (b === "\\") at += 1;
+      else if (b === '"') {
+        inString = false;
+        if (depth === 0) return at;
+      }
+      continue;
+    }
+    if (b === '"') inString = true;
+    else if (b === "{" || b === "[") depth += 1;
+    else if (b === "}" || b === "]") {
+      depth -= 1;
+      if (depth < 0) throw bad();
+      if (depth === 0) return at;
+    }
+  }
+  throw bad();
+}
+
+/** The members of a JSON object's text: [name as written, value's text], in order. */
+export function members(object) {
+  let at = skipSpace(object, 0);
+  const bad = () => new Error(`the site's answer is not a JSON object at byte ${at}`);
+  if (object[at] !== "{") throw bad();
+  at = skipSpace(object, at + 1);
+  const found = [];
+  if (object[at] === "}") return found;
+  for (;;) {
+    if (object[at] !== '"') throw bad();
+    const nameEnd = valueEnd(object, at);
+    const name = object.slice(at + 1, nameEnd - 1);
+    at = skipSpace(object, nameEnd);
+    if (object[at] !== ":") throw bad();
+    const start = skipSpace(object, at + 1);
+    const end = valueEnd(object, start);
+    found.push([name, object.slice(start, end)]);
+    at = skipSpace(object, end);
+    if (object[at] === ",") at = skipSpace(object, at + 1);
+    else if (object[at] === "}") return found;
+    else throw bad();
+  }
+}
+
+/** The items of a JSON array's text, in order. */
+export function items(array) {
+  let at = skipSpace(array, 0);
+  const bad = () => new Error(`the site's answer is not a JSON array at byte ${at}`);
+  if (array[at] !== "[") throw bad();
+  at = skipSpace(array, at + 1);
+  const found = [];
+  if (array[at] === "]") return found;
+  for (;;) {
+    const end = valueEnd(array, at);
+    found.push(array.slice(at, end));
+    at = skipSpace(array, end);
+    if (array[at] === ",") at = skipSpace(array, at + 1);
+    else if (array[at] === "]") return found;
+    else throw bad();
+  }
+}
+
+/** A refusal of the arguments: its text is the tool error's. */
+class Refused extends Error {}
+
+/** Reads a `fields` argument (`read_fields`): undefined when absent or null, "*" for ["*"], else the names. */
+export function readFields(argument, hint) {
+  if (argument === undefined || argument === null) return undefined;
+  const refuse = (what) => {
+    throw new Refused(`${what}; ${hint}`);
+  };
+  if (!Array.isArray(argument)) refuse('fields must be an array of field names, or ["*"] for every member');
+  if (argument.length === 0) refuse('fields is empty: name at least one field, or ["*"] for every member');
+  const names = [];
+  argument.forEach((item, i) => {
+    if (typeof item !== "string") refuse(`fields[${i}] is not a string`);
+    if (names.includes(item)) refuse(`fields names ${JSON.stringify(item)} more than once`);
+    names.push(item);
+  });
+  if (names.includes(ALL)) {
+    if (names.length > 1) refuse('"*" stands alone: ["*"] asks for every member');
+    return ALL;
+  }
+  return names;
+}
+
+/** The hint of `list_models` refusals: the allowed names. */
+export function recordHint(allowed) {
+  return `allowed names: ${allowed.join(", ")}; or ["*"] for every member`;
+}
+
+/** Checks `list_models` names (`check_record_fields`). */
+export function checkRecordFields(names, allowed) {
+  const hint = recordHint(allowed);
+  const q = JSON.stringify;
+  for (const name of names) {
+    if (allowed.includes(name)) continue;
+    const whole = allowed.find((a) => name.startsWith(`${a}.`));
+    if (whole !== undefined) {
+      throw new Refused(
+        `${q(name)} is inside ${q(whole)}, which is kept whole (its value with its unit, state, reason and source) so that an unknown stays unknown: ask for ${q(whole)}; ${hint}`
+      );
+    }
+    throw new Refused(`unknown field ${q(name)}; ${hint}`);
+  }
+  for (const name of names) {
+    const outer = names.find((o) => name.startsWith(`${o}.`));
+    if (outer !== undefined) throw new Refused(`${q(name)} is already inside ${q(outer)}: name one of them; ${hint}`);
+  }
+}
+
+/** A selection tree of names: Map of member name to null (whole) or a sub-selection. */
+function selectionOf(names) {
+  const root = new Map();
+  for (const name of names) {
+    let at = root;
+    const parts = name.split(".");
+    for (let i = 0; i < parts.length; i += 1) {
+      const last = i + 1 === parts.length;
+      if (!at.has(parts[i])) at.set(parts[i], last ? null : new Map());
+      const sub = at.get(parts[i]);
+      if (sub === null || last) break;
+      at = sub;
+    }
+  }
+  return root;
+}
+
+function cut(selection, text) {
+  const kept = [];
+  for (const [name, value] of members(text)) {
+    if (!selection.has(name)) continue;
+    const sub = selection.get(name);
+    kept.push(`"${name}":${sub !== null && value.startsWith("{") ? cut(sub, value) : value}`);
+  }
+  return `{${kept.join(",")}}`;
+}
+
+/** The model response `body` with each record cut to `names` (`project_records`). */
+export function projectRecords(body, names) {
+  const selection = selectionOf(names);
+  const out = members(body).map(([name, value]) =>
+    name === "models"
+      ? `"fields":${JSON.stringify(names)},"models":[${items(value).map((r) => cut(selection, r)).join(",")}]`
+      : `"${name}":${value}`
+  );
+  return `{${out.join(",")}}`;
+}
+
+const DEFINITIONS = "field_definitions";
+const RECORD_PREFIX = "models[].";
+
+const namedPath = (path) => (path.startsWith(RECORD_PREFIX) ? path.slice(RECORD_PREFIX.length) : path);
+const asks = (name, path) =>
+  [path, namedPath(path)].some((p) => p === name || p.startsWith(`${name}.`) || p.startsWith(`${name}[]`));
+
+function definitionsOf(array, names) {
+  const paths = items(array).map((item) => {
+    const member = members(item).find(([n]) => n === "path");
+    let path = "";
+    try {
+      path = member === undefined ? "" : JSON.parse(member[1]);
+    } catch {
+      path = "";
+    }
+    return [typeof path === "string" ? path : "", item];
+  });
+  for (const name of names) {
+    if (!paths.some(([path]) => asks(name, path))) {
+      const tops = [];
+      for (const [path] of paths) {
+        const top = namedPath(path).split(/[.[]/)[0];
+        if (!tops.includes(top)) tops.push(top);
+      }
+      throw new Refused(
+        `no field definition for ${JSON.stringify(name)}; name fields as list_models does (tokens_30d, facts.total_parameters) or as the contract's paths (freshness.state), starting with one of: ${tops.join(", ")}; or ["*"] for the whole contract`
+      );
+    }
+  }
+  return `[${paths.filter(([path]) => names.some((n) => asks(n, path))).map(([, item]) => item).join(",")}]`;
+}
+
+/** The contract without its definitions (`names` undefined) or with those of `names` (`project_contract`). */
+export function projectContract(body, names) {
+  const out = [];
+  for (const [name, value] of members(body)) {
+    if (name !== DEFINITIONS) out.push(`"${name}":${value}`);
+    else if (names !== undefined) out.push(`"${name}":${definitionsOf(value, names)}`);
+  }
+  return `{${out.join(",")}}`;
+}
+
+/** The bytes of a tool result as sent (`received_bytes`). */
+export function receivedBytes(text, structured) {
+  let escaped = 0;
+  for (const c of text) {
+    const code = c.codePointAt(0);
+    if ('"\\\b\f\n\r\t'.includes(c)) escaped += 2;
+    else if (code < 0x20) escaped += 6;
+    else escaped += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+  }
+  const framing = 38 + (structured ? 21 : 0) + 17;
+  return framing + escaped + (structured ? encoder.encode(text).length : 0);
+}
+
+/** How to ask a tool for a smaller answer (`how_to_ask_less`). */
+export function howToAskLess(shape) {
+  if (shape === "records") return 'a smaller limit, or fewer fields (not ["*"])';
+  if (shape === "contract") return "fewer fields; the whole contract is the resource model-demand:///api/v1/about";
+  return "nothing smaller exists for this call";
+}
+
+/** The refusal of a result over the limit (`too_large`). */
+export function tooLarge(bytes, limit, how) {
+  return `This answer would be ${bytes} bytes as sent (its text and structuredContent), over this server's limit of ${limit} bytes, so it is refused rather than cut; ask for less: ${how}.`;
+}
+
+/** A tool error with this text and no structured content. */
+export function refusal(text) {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+/**
+ * The query string and what is asked of the answer (`read_call`): `args` a JsonObject (or
+ * undefined), `call` the catalogue's call, `recordFields` the catalogue's. Returns {query, asked}
+ * or {refused: text}. `asked` is {kind: "body"}, {kind: "records", names} or {kind: "contract", names}.
+ */
+export function readCall(call, recordFields, args) {
+  const entries = args instanceof JsonObject ? args.entries.map(([n, v]) => [n, v]) : [];
+  const given = new JsonObject();
+  for (const [name, value] of entries) given.set(name, value);
+  let fields;
+  if (call.shape === "records" || call.shape === "contract") {
+    fields = given.get(FIELDS);
+    given.entries = given.entries.filter(([n]) => n !== FIELDS);
+  }
+  let asked;
+  try {
+    if (call.shape === "records") {
+      const read = readFields(fields, recordHint(recordFields.allowed));
+      if (read === ALL) asked = { kind: "body" };
+      else if (read === undefined) asked = { kind: "records", names: recordFields.default };
+      else {
+        checkRecordFields(read, recordFields.allowed);
+        asked = { kind: "records", names: read };
+      }
+    } else if (call.shape === "contract") {
+      const read = readFields(fields, 'or ["*"] for the whole contract');
+      asked = read === ALL ? { kind: "body" } : { kind: "contract", names: read };
+    } else asked = { kind: "body" };
+  } catch (error) {
+    if (error instanceof Refused) return { refused: error.message };
+    throw error;
+  }
+  for (const [name, value] of Object.entries(call.defaults ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const present = given.get(name);
+    if (present === undefined || present === null) given.set(name, value);
+  }
+  return { query: toolQuery(given, call.first), asked };
+}
+
+/** The tool result of an answer `{status, body}` (`tool_result` in src/mcp/tools.rs). */
+export function toolResult({ status, body }, shape, asked, maxBytes) {
+  const notJson = () => refusal(`the site answered ${status} with a body that is not the API's JSON`);
+  let text = body;
+  try {
+    if (status === 200 && asked.kind === "records") text = projectRecords(body, asked.names);
+    else if (status === 200 && asked.kind === "contract") text = projectContract(body, asked.names);
+  } catch {
+    return notJson();
+  }
+  let structured;
+  try {
+    structured = parseKeepingNumbers(text);
+  } catch {
+    return notJson();
+  }
+  if (typeof structured !== "object" || structured === null || Array.isArray(structured)) return notJson();
+  const bytes = receivedBytes(text, true);
+  if (bytes > maxBytes) return refusal(tooLarge(bytes, maxBytes, howToAskLess(shape)));
+  return { content: [{ type: "text", text }], structuredContent: structured, isError: status !== 200 };
+}
+
+/** The refusal of a served model whose history file the site lacks (`NO_HISTORY`). */
+export const NO_HISTORY =
+  "this site serves the model but has no demand history for it: it was built by an older version of model-demand";
+
+/** Lower-case hex SHA-256 of a text's UTF-8 bytes (`crate::query::model_key`). */
+async function sha256Hex(text) {
+  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The precomputed file a history call reads (`history_target`), or undefined. */
+export async function historyTarget(call, args) {
+  if (call.shape !== "history" || !call.file_dir || !call.first) return undefined;
+  if (!(args instanceof JsonObject) || args.entries.length !== 1) return undefined;
+  const id = args.get(call.first);
+  if (typeof id !== "string" || id === "") return undefined;
+  return `${call.file_dir}${await sha256Hex(id)}.json`;
+}
+
+/**
+ * A whole tool call (`call_tool` in src/mcp/server.rs): `args` as parseJsonFaithfully read
+ * them, `get(path, query)` the site's `{status, body}` for a path (and query).
+ */
+export async function callTool(call, catalogue, args, get) {
+  const read = readCall(call, catalogue.record_fields, args);
+  if (read.refused !== undefined) return refusal(read.refused);
+  const max = catalogue.max_result_bytes;
+  const file = await historyTarget(call, args);
+  if (file !== undefined) {
+    const answered = await get(file, "");
+    if (answered.status === 200) return toolResult(answered, call.shape, read.asked, max);
+  }
+  const answered = await get(call.path, read.query);
+  if (call.shape === "history" && answered.status === 200) return refusal(NO_HISTORY);
+  return toolResult(answered, call.shape, read.asked, max);
+}
