@@ -41,11 +41,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Serve(args) => commands::serve(&args)?,
         Command::Verify { dir } => {
             let report = model_demand::verify::verify(&dir)?;
+            let answers = if report.every_list_answer {
+                "answers (every list answer of the edge layout)"
+            } else {
+                "sampled answers"
+            };
             println!(
-                "verified {}: {} files match the manifest, {} sampled answers consistent with the site's own feeds",
+                "verified {}: {} files match the manifest, {} {answers} consistent with the site's own feeds",
                 dir.display(),
                 report.files,
-                report.requests
+                report.requests,
             );
         }
         Command::Collect(args) => {

@@ -29,6 +29,8 @@ pub struct VerifyReport {
     /// Requests answered from the files and compared with the answers recomputed from the
     /// site's own feeds.
     pub requests: usize,
+    /// True for an `edge` site, whose every list answer was compared (a sample otherwise).
+    pub every_list_answer: bool,
 }
 
 /// Verifies the site in `dir`; every difference is reported, not only the first.
@@ -43,7 +45,11 @@ pub fn verify(dir: &Path) -> Result<VerifyReport> {
         check_unavailable(&site, &mut differences)
     };
     if differences.is_empty() {
-        Ok(VerifyReport { files, requests })
+        Ok(VerifyReport {
+            files,
+            requests,
+            every_list_answer: site.routes().edge.is_some(),
+        })
     } else {
         Err(Error::Verify(differences))
     }

@@ -109,3 +109,87 @@ fn a_stale_build_verifies() {
     site::build(&data, &BuildOptions::new(&out)).expect("builds");
     verify(&out).expect("a stale build verifies");
 }
+
+/// DESIGN §8.1: an `edge` site verifies with every list answer assembled from its parts; parts
+/// that cannot be assembled (offsets that disagree with the records, a part gone, a list answer
+/// the feeds do not give) are named by their file or query, and `serve` refuses to open them.
+#[test]
+fn an_edge_site_verifies_every_list_answer_and_broken_parts_are_named() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out = tmp.path().join("out");
+    common::build_small_as(&out, model_demand::edge::Layout::Edge);
+    let report = verify(&out).expect("a fresh edge build verifies");
+    let (_, catalog) = common::small();
+    let n = catalog.records.len();
+    assert!(
+        report.requests >= 12 * 100 * (n + 2),
+        "every list answer: {report:?}"
+    );
+
+    let routes_path = out.join("_api/routes.json");
+    let routes = std::fs::read(&routes_path).expect("routes");
+    let mut table: serde_json::Value = serde_json::from_slice(&routes).expect("JSON");
+    let file = table["edge"]["orderings"]["latest_rank/asc"]["file"]
+        .as_str()
+        .expect("file")
+        .to_string();
+    // Offsets one byte off: refused when the site opens, naming the part.
+    table["edge"]["orderings"]["latest_rank/asc"]["offsets"][1] = serde_json::json!(
+        table["edge"]["orderings"]["latest_rank/asc"]["offsets"][1]
+            .as_u64()
+            .expect("offset")
+            + 1
+    );
+    std::fs::write(&routes_path, table.to_string()).expect("write");
+    let found = differences(&out);
+    assert!(found.iter().any(|d| d.starts_with(&file)), "{found:?}");
+    assert!(model_demand::serve::Site::open(&out).is_err());
+
+    // A part gone: named.
+    std::fs::write(&routes_path, &routes).expect("restore");
+    std::fs::remove_file(out.join(&file)).expect("remove");
+    let found = differences(&out);
+    assert!(found.iter().any(|d| d.contains(&file)), "{found:?}");
+
+    // Consistent parts that give another answer than the feeds (two records swapped in the
+    // ordering, offsets made to agree): every page that shows them is named by its query.
+    let fresh = tmp.path().join("fresh");
+    common::build_small_as(&fresh, model_demand::edge::Layout::Edge);
+    let records = std::fs::read(fresh.join(&file)).expect("part");
+    let table: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fresh.join("_api/routes.json")).expect("routes"))
+            .expect("JSON");
+    let offsets: Vec<usize> = table["edge"]["orderings"]["latest_rank/asc"]["offsets"]
+        .as_array()
+        .expect("offsets")
+        .iter()
+        .map(|o| o.as_u64().expect("offset") as usize)
+        .collect();
+    let first = &records[offsets[0]..offsets[1] - 1];
+    let second = &records[offsets[1]..offsets[2] - 1];
+    if first.len() == second.len() {
+        let mut swapped = second.to_vec();
+        swapped.push(b',');
+        swapped.extend_from_slice(first);
+        swapped.extend_from_slice(&records[offsets[2] - 1..]);
+        std::fs::write(fresh.join(&file), &swapped).expect("write");
+    } else {
+        // Different lengths: swap and rewrite the offset between them.
+        let mut swapped = second.to_vec();
+        swapped.push(b',');
+        let middle = swapped.len();
+        swapped.extend_from_slice(first);
+        swapped.extend_from_slice(&records[offsets[2] - 1..]);
+        std::fs::write(fresh.join(&file), &swapped).expect("write");
+        let mut table = table.clone();
+        table["edge"]["orderings"]["latest_rank/asc"]["offsets"][1] = serde_json::json!(middle);
+        std::fs::write(fresh.join("_api/routes.json"), table.to_string()).expect("write");
+    }
+    let found = differences(&fresh);
+    assert!(
+        found
+            .iter()
+            .any(|d| d.starts_with("?sort=latest_rank&order=asc&limit=1&offset=0: body differs")),
+        "{found:?}"
+    );
+}
