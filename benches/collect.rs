@@ -8,7 +8,7 @@
 //!
 //! Run: `cargo bench --bench collect` (the last row takes several minutes: the windows).
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 
 use std::collections::BTreeMap;

@@ -6,7 +6,7 @@
 # at N = 100; at most 5 ms per answer (Netlify allows 50 ms of CPU per request).
 # Light (sites of a few MB): `benches/edge.sh [WORKDIR]` (NS="56 100" to choose N). Uses
 # target/release/model-demand (built if missing) and the Deno the tests install
-# (target/deno-cache, npm package deno 2.9.6; `cargo test --test edge_vectors` installs it).
+# (target/deno-cache, npm package deno 2.9.6; `cargo test --test it edge_vectors` installs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=${1:-$(mktemp -d)}

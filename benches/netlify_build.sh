@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Measures Netlify's build of the site as it runs on Netlify: `netlify build --offline` (npm
-# netlify-cli, deno from npm as in tests/netlify_dev.rs) over a checkout of the committed files
+# netlify-cli, deno from npm as in tests/it/netlify_dev.rs) over a checkout of the committed files
 # with full-size inputs in data/live/ (the bundled sample stands in for a night's accepted
 # export and supply feed), cargo building from a warm target directory (Netlify restores
 # target/ and ~/.cargo/registry from its cache; a fresh checkout recompiles this crate only).

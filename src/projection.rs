@@ -5,7 +5,7 @@
 //! Every cut is made by slicing the body the site answered, never by re-serializing it, so each
 //! kept value (a value object with its state, reason, unit and `source_url`) is the API's byte
 //! for byte, and an unknown stays unknown. The edge function does the same in
-//! `netlify/edge-functions/lib/tool_call.mjs`; the vectors of `tests/agents.rs` hold the two to
+//! `netlify/edge-functions/lib/tool_call.mjs`; the vectors of `tests/it/agents.rs` hold the two to
 //! the same bytes and the same refusals, so any rule here is written there too.
 
 use serde_json::Value;

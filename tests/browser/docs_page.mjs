@@ -1,5 +1,5 @@
 // Loads a docs page in headless Chromium (puppeteer-core) at each viewport and reports, as one
-// JSON object on stdout, what tests/browser.rs asserts: axe-core's violations, console errors,
+// JSON object on stdout, what tests/it/browser.rs asserts: axe-core's violations, console errors,
 // failed requests, sideways overflow, the ranked table's box, and the table's rows as rendered.
 // Usage: node docs_page.mjs PUPPETEER_MODULES AXE_MODULES CHROMIUM PROFILE_DIR URL WxH...
 import { createRequire } from "node:module";

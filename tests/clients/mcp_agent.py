@@ -1,5 +1,5 @@
 """Plays the contract's instructions in order, as an agent would, with the official MCP Python
-SDK (tests/agents_sdk.rs): connect (stdio or Streamable HTTP, as in mcp_client.py), read the
+SDK (tests/it/agents_sdk.rs): connect (stdio or Streamable HTTP, as in mcp_client.py), read the
 instructions and the tool list, read the contract (get_contract), list the models
 (list_models with its defaults), look each listed model up (get_model), read the first one's
 history (get_demand_history), then ask for more than the limit allows. Every step is printed,

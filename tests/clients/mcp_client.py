@@ -1,4 +1,4 @@
-"""Drives an MCP server of the API with the official MCP Python SDK (tests/mcp.rs).
+"""Drives an MCP server of the API with the official MCP Python SDK (tests/it/mcp.rs).
 
 Usage: mcp_client.py PLAN.json. The plan names either the server command and its arguments
 (`model-demand mcp`, spawned on stdio) or a `url` (a server's `/mcp`, reached with the SDK's

@@ -4,7 +4,7 @@ else, against a running server: fetches the about document, pages through every 
 then limit 2), looks one model up by an ID holding "/" and ":", and asks for an unknown one.
 
 Usage: use_client.py CLIENT_DIR BASE_URL MODEL_ID. CLIENT_DIR holds the generated package
-model_demand_client. Prints one JSON object of what the client returned; tests/openapi_tools.rs
+model_demand_client. Prints one JSON object of what the client returned; tests/it/openapi_tools.rs
 checks it against the fixture. Exits non-zero on any failure.
 """
 import json

@@ -2,7 +2,7 @@
 // sort, order, limit (1-100) and offset (0 to N + 1), the raw query goes through `route` and the
 // decision through `assembleList`, exactly as netlify/edge-functions/lib/site.mjs does with the
 // parts it fetched. Prints one line per answer, `sort order limit offset status sha256 bytes`, for
-// tests/edge_vectors.rs to compare with the bytes the `full` layout writes (run as
+// tests/it/edge_vectors.rs to compare with the bytes the `full` layout writes (run as
 // `node tests/edge/assemble_all.mjs SITE_DIR`). Kept outside netlify/edge-functions/.
 import { readFileSync } from "node:fs";
 import { createHash } from "node:crypto";

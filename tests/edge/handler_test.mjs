@@ -1,7 +1,7 @@
 // The edge handler under Deno, with a stand-in for Netlify: `fetch` and rewrites are served from
 // the built fixture's files with the headers of its `_headers` file, as the CDN serves static
 // files; a handler that returns nothing hands the request to the static rules. Every vector the
-// Rust router answered (tests/edge_vectors.rs, which runs this file with EDGE_FIXTURE set) must
+// Rust router answered (tests/it/edge_vectors.rs, which runs this file with EDGE_FIXTURE set) must
 // come out with the same status, headers and bytes.
 import { etagOf, notModified } from "../../netlify/edge-functions/lib/query.mjs";
 

@@ -1,4 +1,4 @@
-// The edge module against the shared vectors the Rust router answered. tests/edge_vectors.rs
+// The edge module against the shared vectors the Rust router answered. tests/it/edge_vectors.rs
 // builds the sites, writes vectors.json beside them and runs this file with EDGE_FIXTURE naming
 // that directory. Kept outside netlify/edge-functions/, where Netlify would deploy any *.mjs
 // file as an edge function of its own.

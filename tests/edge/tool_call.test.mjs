@@ -1,5 +1,5 @@
 // The edge function's tool calls (lib/tool_call.mjs: callTool, readCall, toolResult) against the results
-// the Rust server gave through the preview server's /mcp. tests/agents.rs builds the small site,
+// the Rust server gave through the preview server's /mcp. tests/it/agents.rs builds the small site,
 // writes tool_vectors.json beside it and runs this file with EDGE_FIXTURE naming that directory.
 // The site's answers are read as the edge function reads them: the routing table's decision
 // (lib/query.mjs) and the file it names.

@@ -1,7 +1,7 @@
 // The query rules of DESIGN §5 for the edge: a plain ES module with no Netlify or Deno API
 // (only web standards: TextDecoder, Web Crypto), so node's test runner and Deno run it alike.
 // It mirrors src/query.rs (the one definition: parse and route) and src/render.rs (error bodies,
-// the page past the end) byte for byte; the vectors that tests/edge_vectors.rs generates from
+// the page past the end) byte for byte; the vectors that tests/it/edge_vectors.rs generates from
 // the Rust router are the contract between the two.
 
 export const ERROR_SCHEMA_VERSION = "model-demand.agent-api-error.v1";

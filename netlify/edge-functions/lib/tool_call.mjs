@@ -234,7 +234,7 @@ export function parseKeepingNumbers(text) {
 // ---------------------------------------------------------------------------------------------
 // What a call may ask less of, cut from the API's own bytes: src/projection.rs and
 // src/mcp/tools.rs (`read_call`, `tool_result`), rule for rule and message for message; the
-// vectors of tests/agents.rs hold the two to the same bytes.
+// vectors of tests/it/agents.rs hold the two to the same bytes.
 
 /** The one member of a `fields` list that asks for everything. */
 export const ALL = "*";

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# `cargo test` of a fresh clone, compile and run apart (issue 33: within 6 minutes on 2 cores):
+# clones the repository at REV (default HEAD) into a temporary directory with an empty target/,
+# times `cargo test --no-run` (the compile), then `cargo test` (the run: the suites, their npm
+# and Python installs included; npm's and pip's own download caches are whatever this machine
+# has). Prints both. Run it on an otherwise idle machine: `benches/test_time.sh [REV]`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rev=${1:-HEAD}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+git clone --quiet --no-hardlinks . "$work/clone"
+git -C "$work/clone" checkout --quiet "$rev"
+cd "$work/clone"
+export CARGO_TARGET_DIR="$work/clone/target"
+start=$(date +%s)
+cargo test --no-run --quiet >/dev/null 2>&1
+compiled=$(date +%s)
+cargo test --quiet >"$work/test.log" 2>&1 || { tail -40 "$work/test.log"; exit 1; }
+ran=$(date +%s)
+echo "test_time $rev: compile $((compiled - start)) s, run $((ran - compiled)) s, in all $((ran - start)) s"

@@ -1,0 +1,75 @@
+//! The docs page's ranked table against the model records: one comparison, used on the page's
+//! HTML (tests/it/docs.rs) and on the DOM a browser rendered (tests/it/browser.rs). The records come
+//! from the independent oracle, never from the code under test.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+/// The cells of one table row: field → (data-value, shown text).
+pub type Cells = BTreeMap<String, (String, String)>;
+
+/// The small fixture's records in the default list order, from the independent oracle.
+pub fn oracle_records() -> Vec<Value> {
+    let inputs = super::oracle::Inputs::fixture("tests/fixtures/small", super::SMALL_NOW);
+    let body = inputs.bodies(&["limit=100".to_string()]).remove(0);
+    body["models"].as_array().expect("models").clone()
+}
+
+/// Asserts the rows are the records in their order, every cell carrying the record's exact
+/// value, and an unknown value shown as "unknown" (never zero).
+pub fn assert_rows_are_the_records(table: &[(String, Cells)], records: &[Value]) {
+    let order: Vec<&str> = records
+        .iter()
+        .map(|r| r["model_id"].as_str().expect("id"))
+        .collect();
+    let shown: Vec<&str> = table.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(shown, order, "rows in 30-day token order");
+    for ((id, fields), r) in table.iter().zip(records) {
+        let text = |v: &Value| match v {
+            Value::Null => None,
+            Value::String(s) => Some(s.clone()),
+            other => Some(other.to_string()),
+        };
+        let expect = [
+            ("latest_rank", text(&r["latest_rank"]["value"])),
+            ("tokens_30d", text(&r["tokens_30d"]["value"])),
+            ("share_7d", text(&r["share_7d"]["value"])),
+            (
+                "total_parameters",
+                text(&r["facts"]["total_parameters"]["value"]),
+            ),
+            (
+                "active_parameters",
+                text(&r["facts"]["active_parameters"]["value"]),
+            ),
+            (
+                "bf16_weights_bytes",
+                text(&r["facts"]["bf16_weights_bytes"]["value"]),
+            ),
+        ];
+        for (field, value) in expect {
+            let (data, shown) = &fields[field];
+            match value {
+                Some(v) => {
+                    assert_eq!(data, &v, "{id} {field}");
+                    assert!(
+                        !shown.is_empty() && shown != "unknown",
+                        "{id} {field}: {shown:?}"
+                    );
+                }
+                None => assert_eq!(
+                    (data.as_str(), shown.as_str()),
+                    ("", "unknown"),
+                    "{id} {field}"
+                ),
+            }
+        }
+        assert_eq!(fields["trend"].0, r["trend"]["direction"], "{id}");
+        assert_eq!(fields["supply_state"].0, r["supply"]["state"], "{id}");
+    }
+    // Unknown values are never shown as zero.
+    assert!(table
+        .iter()
+        .any(|(_, f)| f.values().any(|(_, t)| t == "unknown")));
+}

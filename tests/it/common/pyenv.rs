@@ -1,0 +1,133 @@
+//! Python packages the tests need, installed by the tests themselves: one virtual environment
+//! per pinned requirement set under `target/pyenv/NAME`, created once and reused, so `cargo
+//! test` on a fresh clone needs nothing installed by hand but Python itself.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// What to install when Python itself is missing (Debian's package names).
+const DEBIAN_PACKAGES: &str = "apt-get install python3 python3-venv";
+
+/// The `python` of a virtual environment `target/pyenv/NAME` holding exactly `requirements`
+/// (pinned `name==version` lines), creating it on first use. A second call with the same
+/// requirements reuses it; other requirements rebuild it.
+pub fn python_env(name: &str, requirements: &[&str]) -> PathBuf {
+    let root = super::crate_path("target/pyenv");
+    std::fs::create_dir_all(&root).expect("create target/pyenv");
+    let dir = root.join(name);
+    let python = dir.join("bin/python");
+    let wanted = requirements.join("\n") + "\n";
+    let stamp = dir.join(".model-demand-requirements");
+    if ready(&stamp, &python, &wanted) {
+        return python;
+    }
+    // Test binaries may run at once (cargo nextest): one creates, the others wait for it.
+    let _lock = Lock::take(&root.join(format!("{name}.lock")));
+    if ready(&stamp, &python, &wanted) {
+        return python;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    // Missing, it fails naming its Debian package (the one check of PATH, tests/it/common/tools.rs).
+    let base = "python3";
+    super::tools::require(&[base]);
+    let started = Instant::now();
+    eprintln!(
+        "installing {} into {} (once)",
+        requirements.join(" "),
+        dir.display()
+    );
+    let out = Command::new(base)
+        .args(["-m", "venv"])
+        .arg(&dir)
+        .output()
+        .unwrap_or_else(|e| panic!("{base} -m venv cannot run ({e}): {DEBIAN_PACKAGES}"));
+    assert!(
+        out.status.success(),
+        "`{base} -m venv` failed (Debian needs python3-venv: {DEBIAN_PACKAGES}): {}",
+        super::output_text(&out)
+    );
+    let out = Command::new(&python)
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-input",
+        ])
+        .args(requirements)
+        .output()
+        .expect("the environment's pip runs");
+    assert!(
+        out.status.success(),
+        "pip install {} failed: {}",
+        requirements.join(" "),
+        super::output_text(&out)
+    );
+    std::fs::write(&stamp, wanted).expect("write the requirements stamp");
+    eprintln!(
+        "installed {name} in {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+    python
+}
+
+/// The requirement lines of `tests/requirements.txt` that name `packages` (comments and other
+/// packages left out), so each environment pins what that file pins: one list of versions.
+pub fn pinned(packages: &[&str]) -> Vec<&'static str> {
+    static FILE: &str = include_str!("../../requirements.txt");
+    let lines: Vec<&'static str> = FILE
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    packages
+        .iter()
+        .map(|p| {
+            *lines
+                .iter()
+                .find(|l| l.split("==").next() == Some(*p))
+                .unwrap_or_else(|| panic!("tests/requirements.txt pins no {p}"))
+        })
+        .collect()
+}
+
+fn ready(stamp: &Path, python: &Path, wanted: &str) -> bool {
+    python.exists() && std::fs::read_to_string(stamp).is_ok_and(|s| s == wanted)
+}
+
+/// A lock directory holding its owner's PID; a lock whose owner is gone is taken over.
+struct Lock(PathBuf);
+
+impl Lock {
+    fn take(path: &Path) -> Lock {
+        let deadline = Instant::now() + Duration::from_secs(900);
+        loop {
+            if std::fs::create_dir(path).is_ok() {
+                let _ = std::fs::write(path.join("pid"), std::process::id().to_string());
+                return Lock(path.to_path_buf());
+            }
+            let owner = std::fs::read_to_string(path.join("pid")).ok();
+            let alive = owner
+                .as_deref()
+                .is_some_and(|pid| Path::new("/proc").join(pid.trim()).exists());
+            if owner.is_some() && !alive {
+                let _ = std::fs::remove_dir_all(path);
+                continue;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{} is held by another test run",
+                path.display()
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

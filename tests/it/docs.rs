@@ -1,0 +1,128 @@
+//! The docs page: its table shows exactly the model records' values (as the independent oracle
+//! derives them), in list order, unknown as "unknown".
+
+use crate::common;
+
+use common::docs_table::{assert_rows_are_the_records, oracle_records, Cells};
+
+/// Rows of the page's table, with their model IDs.
+fn rows(html: &str) -> Vec<(String, Cells)> {
+    let mut out = Vec::new();
+    for chunk in html.split("<tr data-model-id=\"").skip(1) {
+        let (id, rest) = chunk.split_once('"').expect("id");
+        let row = rest.split("</tr>").next().expect("row");
+        let mut fields = std::collections::BTreeMap::new();
+        for cell in row.split("data-field=\"").skip(1) {
+            let (field, rest) = cell.split_once('"').expect("field");
+            let value = rest
+                .split("data-value=\"")
+                .nth(1)
+                .and_then(|v| v.split('"').next())
+                .expect("value");
+            let shown = rest
+                .split_once('>')
+                .and_then(|(_, t)| t.split("</td>").next())
+                .expect("text");
+            fields.insert(field.to_string(), (value.to_string(), shown.to_string()));
+        }
+        out.push((id.to_string(), fields));
+    }
+    out
+}
+
+#[test]
+fn the_table_shows_the_records_exactly() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    common::build_small(&out);
+    let html = std::fs::read_to_string(out.join("docs/index.html")).expect("docs page");
+    assert_rows_are_the_records(&rows(&html), &oracle_records());
+    for needle in [
+        "does not identify underserved models",
+        "within_expected_update_window",
+        "2026-03-02",
+        "2026-03-31",
+        "Licensed under CC BY 4.0",
+        "/api/v1/about",
+        "/api/openapi.json",
+        "/api/export",
+        "/api/supply",
+        "/llms.txt",
+        "&quot;--base-url&quot;, &quot;https://model-demand.netlify.app&quot;",
+        "<svg class=\"spark\"",
+    ] {
+        assert!(html.contains(needle), "docs page lacks {needle:?}");
+    }
+    assert!(
+        !html.contains("http://") && !html.contains("<script"),
+        "no external assets"
+    );
+    // One link element: the icon, inline, so browsers ask for no /favicon.ico.
+    assert_eq!(html.matches("<link").count(), 1);
+    assert!(html
+        .contains("<link rel=\"icon\" type=\"image/svg+xml\" href=\"data:image/svg+xml;base64,"));
+    assert!(!html.contains("{{"), "unfilled placeholder");
+}
+
+#[test]
+fn the_no_data_page_says_so() {
+    let html = model_demand::docs::page(None, model_demand::site::DEFAULT_BASE_URL);
+    assert!(html.contains("No accepted data") && html.contains("503 data_unavailable"));
+    assert!(!html.contains("{{"));
+}
+
+#[test]
+fn every_fact_is_shown_with_a_link_to_its_evidence_or_its_reason() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    common::build_small(&out);
+    let html = std::fs::read_to_string(out.join("docs/index.html")).expect("docs page");
+    // Expected values straight from the input export, not from the records.
+    let export: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(common::crate_path("tests/fixtures/small/export.json")).expect("fixture"),
+    )
+    .expect("json");
+    let served: Vec<String> = oracle_records()
+        .iter()
+        .map(|r| r["model_id"].as_str().expect("id").to_string())
+        .collect();
+    let mut seen = 0;
+    for model in export["models"].as_array().expect("models") {
+        let id = model["model_id"].as_str().expect("id");
+        let block = html
+            .split(&format!("<details data-model=\"{id}\">"))
+            .nth(1)
+            .and_then(|b| b.split("</details>").next());
+        let Some(block) = block else {
+            assert!(
+                !served.iter().any(|s| s == id),
+                "{id} is served but has no facts block"
+            );
+            continue;
+        };
+        seen += 1;
+        for (name, fact) in model["facts"].as_object().expect("facts") {
+            let dd = block
+                .split(&format!("<dd data-fact=\"{name}\""))
+                .nth(1)
+                .and_then(|d| d.split("</dd>").next())
+                .unwrap_or_else(|| panic!("{id} {name} shown"));
+            match fact["value"].as_str() {
+                Some(value) => {
+                    assert!(
+                        dd.contains(&format!("data-value=\"{value}\"")),
+                        "{id} {name}: {dd}"
+                    );
+                    let url = fact["source_url"].as_str().expect("pinned");
+                    assert!(dd.contains(&format!("href=\"{url}\"")), "{id} {name}: {dd}");
+                }
+                None => {
+                    assert!(dd.contains("unknown"), "{id} {name}: {dd}");
+                    let reason = fact["reason"].as_str().expect("reason");
+                    assert!(dd.contains(reason), "{id} {name}: {dd}");
+                }
+            }
+        }
+    }
+    assert_eq!(seen, served.len(), "one block per served model");
+}

@@ -1,0 +1,327 @@
+//! `model-demand facts REPO` through the binary against the local stand-in for Hugging Face
+//! (`tests/it/common/standin.rs`) serving repositories around real configurations: the twelve
+//! facts as a table and as JSON, `--revision`, `--policy`, `--cache`, `HF_TOKEN`, and a clear
+//! error (exit 1) for a repository that does not exist or is gated.
+
+use crate::common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::hf::{self, FixtureRepo};
+use common::standin::{Reply, StandIn};
+use model_demand::export::FACTS;
+use serde_json::Value;
+
+/// `model-demand facts ARGS` against `standin`, without a token unless `token` is given.
+fn facts(standin: &StandIn, args: &[&str], token: Option<&str>) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_model-demand"));
+    command
+        .arg("facts")
+        .args(args)
+        .args(["--huggingface-url", &standin.base])
+        .arg("--policy")
+        .arg(common::crate_path("data/policy.json"))
+        .env_remove("HF_TOKEN");
+    if let Some(token) = token {
+        command.env("HF_TOKEN", token);
+    }
+    command.output().expect("the binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// The four repositories of 2026 served on a fresh stand-in.
+fn serve_new() -> (StandIn, Vec<FixtureRepo>) {
+    let standin = StandIn::start();
+    let repos: Vec<FixtureRepo> = hf::CONFIG_REPOS
+        .iter()
+        .map(|f| hf::config_repo(f))
+        .collect();
+    for repo in &repos {
+        hf::serve(&standin, repo, &[]);
+    }
+    (standin, repos)
+}
+
+#[test]
+fn json_gives_the_twelve_facts_with_state_reason_unit_and_source() {
+    let (standin, repos) = serve_new();
+    for (repo, (folder, architecture, per_token, full, recurrent, t)) in
+        repos.iter().zip(hf::SOURCE_FIGURES)
+    {
+        let output = facts(&standin, &[&repo.id, "--json"], None);
+        assert!(output.status.success(), "{folder}: {}", stderr(&output));
+        let answer: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+        assert_eq!(answer["repository"], repo.id.as_str());
+        assert_eq!(answer["commit"], repo.sha.as_str());
+        let facts = answer["facts"].as_object().expect("facts");
+        let names: Vec<&str> = facts.keys().map(String::as_str).collect();
+        let expected_names: Vec<&str> = FACTS.iter().map(|f| f.name).collect();
+        assert_eq!(names, expected_names, "twelve facts, in the export's order");
+        for spec in &FACTS {
+            let fact = &facts[spec.name];
+            assert_eq!(fact["unit"], spec.unit, "{folder} {}", spec.name);
+            let state = fact["state"].as_str().expect("state");
+            // A value exactly when available; a reason exactly when not.
+            assert_eq!(fact["value"].is_string(), state == "available");
+            assert_eq!(fact["reason"].is_string(), state != "available");
+            assert_eq!(fact["source_url"].is_string(), state == "available");
+        }
+        let config_url = format!(
+            "https://huggingface.co/{}/blob/{}/config.json",
+            repo.id, repo.sha
+        );
+        for (name, expected) in [
+            ("architecture_type", architecture),
+            ("attention_bytes_per_token", per_token),
+            ("full_sequence_attention_bytes", full),
+            ("recurrent_state_bytes", recurrent),
+            ("calculation_sequence_length", t),
+        ] {
+            assert_eq!(facts[name]["value"], expected, "{folder} {name}");
+            assert_eq!(facts[name]["source_url"], config_url.as_str());
+        }
+        // The fixture's stand-in checkpoint: one 8 × 8 BF16 tensor.
+        assert_eq!(facts["total_parameters"]["value"], "64");
+    }
+}
+
+#[test]
+fn the_table_is_for_a_person() {
+    let (standin, repos) = serve_new();
+    let scout = &repos[1];
+    let output = facts(&standin, &[&scout.id], None);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.starts_with(&format!("{} at commit {}\n", scout.id, scout.sha)),
+        "{text}"
+    );
+    let row = |name: &str| -> Vec<String> {
+        text.lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("a row for {name} in {text}"))
+            .split_whitespace()
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(
+        row("attention_bytes_per_token"),
+        [
+            "attention_bytes_per_token",
+            "49152",
+            "bytes_per_token",
+            "available",
+            "-"
+        ]
+    );
+    assert_eq!(
+        row("full_sequence_attention_bytes"),
+        [
+            "full_sequence_attention_bytes",
+            "516604035072",
+            "bytes",
+            "available",
+            "-"
+        ]
+    );
+    // No quantization_config and no quantized children: a reason, not a value.
+    assert_eq!(
+        row("smallest_quant_format"),
+        [
+            "smallest_quant_format",
+            "-",
+            "format",
+            "not_found_under_policy",
+            "no_official_quantized_checkpoint"
+        ]
+    );
+    assert!(text.contains(&format!(
+        "  attention_bytes_per_token: https://huggingface.co/{}/blob/{}/config.json\n",
+        scout.id, scout.sha
+    )));
+    // Same repository, same answer: the output is deterministic.
+    assert_eq!(stdout(&facts(&standin, &[&scout.id], None)), text);
+}
+
+#[test]
+fn the_policy_given_is_the_one_applied() {
+    // Without config_defaults, nothing says which of Llama 4's layers are chunked.
+    let (standin, repos) = serve_new();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let policy = dir.path().join("policy.json");
+    std::fs::write(
+        &policy,
+        r#"{"policy_schema_version":"model-demand.policy.v1","terms_checked_at":"2026-11-23T13:30:00Z",
+            "fresh_for_hours":32,"closed_weights":[]}"#,
+    )
+    .expect("write");
+    let output = Command::new(env!("CARGO_BIN_EXE_model-demand"))
+        .args([
+            "facts",
+            &repos[1].id,
+            "--json",
+            "--huggingface-url",
+            &standin.base,
+        ])
+        .arg("--policy")
+        .arg(&policy)
+        .env_remove("HF_TOKEN")
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let answer: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let fact = &answer["facts"]["attention_bytes_per_token"];
+    assert_eq!(fact["state"], "not_found_under_policy");
+    assert_eq!(fact["reason"], "config_key_missing");
+
+    // A malformed policy is refused with its JSON path, as collect refuses it.
+    std::fs::write(
+        &policy,
+        r#"{"policy_schema_version":"model-demand.policy.v1","terms_checked_at":"2026-11-23T13:30:00Z",
+            "fresh_for_hours":32,"closed_weights":[],"config_defaults":[{"model_type":"llama4_text"}]}"#,
+    )
+    .expect("write");
+    let output = Command::new(env!("CARGO_BIN_EXE_model-demand"))
+        .args(["facts", &repos[1].id, "--huggingface-url", &standin.base])
+        .arg("--policy")
+        .arg(&policy)
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("$.config_defaults[0].key"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_revision_pins_that_commit_and_the_token_goes_only_to_hugging_face() {
+    let (standin, repos) = serve_new();
+    let repo = &repos[0];
+    let token = "hf_not_a_real_token_for_tests";
+    let short = &repo.sha[..12];
+    // Hugging Face resolves an abbreviated commit to the full one.
+    standin.route(
+        &format!("/api/models/{}/revision/{short}?blobs=true", repo.id),
+        vec![Reply::json(repo.info_json())],
+    );
+    let output = facts(
+        &standin,
+        &[&repo.id, "--revision", short, "--json"],
+        Some(token),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let answer: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(answer["commit"], repo.sha.as_str());
+    assert_eq!(
+        answer["facts"]["attention_bytes_per_token"]["value"],
+        "78324"
+    );
+    let log = standin.log();
+    assert!(log
+        .iter()
+        .any(|r| r.target == format!("/api/models/{}/revision/{short}?blobs=true", repo.id)));
+    for request in &log {
+        assert_eq!(
+            request.authorization.as_deref(),
+            Some(format!("Bearer {token}").as_str()),
+            "{}",
+            request.target
+        );
+    }
+    assert!(!stdout(&output).contains(token) && !stderr(&output).contains(token));
+
+    // A revision that is not a commit SHA is refused before any request.
+    standin.clear_log();
+    let output = facts(&standin, &[&repo.id, "--revision", "main"], None);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("--revision"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(standin.log().is_empty());
+}
+
+#[test]
+fn the_cache_of_collect_serves_a_second_look() {
+    let (standin, repos) = serve_new();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = dir.path().join("cache");
+    let cache_arg = cache.to_str().expect("utf-8 path");
+    let first = facts(&standin, &[&repos[2].id, "--cache", cache_arg], None);
+    assert!(first.status.success(), "{}", stderr(&first));
+    standin.clear_log();
+    let second = facts(&standin, &[&repos[2].id, "--cache", cache_arg], None);
+    assert_eq!(stdout(&second), stdout(&first));
+    let files: Vec<String> = standin
+        .log()
+        .iter()
+        .filter(|r| r.target.contains("/resolve/"))
+        .map(|r| r.target.clone())
+        .collect();
+    assert!(files.is_empty(), "{files:?}");
+    assert!(Path::new(&cache).is_dir());
+}
+
+#[test]
+fn a_repository_that_does_not_exist_or_is_gated_is_a_clear_error() {
+    let (standin, repos) = serve_new();
+    standin.route(
+        "/api/models/nobody/nothing?blobs=true",
+        vec![Reply::error(404)],
+    );
+    let output = facts(&standin, &["nobody/nothing"], None);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout(&output).is_empty());
+    assert!(
+        stderr(&output).contains("nobody/nothing does not exist on Hugging Face"),
+        "{}",
+        stderr(&output)
+    );
+
+    // Hugging Face answers 401 for a repository it will not name to an anonymous caller.
+    standin.route(
+        "/api/models/nobody/private?blobs=true",
+        vec![Reply::error(401)],
+    );
+    let output = facts(&standin, &["nobody/private"], None);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("gated or private"),
+        "{}",
+        stderr(&output)
+    );
+
+    // A gated repository: its info is public, its files answer 403 without accepted terms.
+    let gated = &repos[3];
+    standin.route(
+        &format!("/{}/resolve/{}/config.json", gated.id, gated.sha),
+        vec![Reply::error(403)],
+    );
+    let output = facts(&standin, &[&gated.id, "--json"], None);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout(&output).is_empty());
+    let message = stderr(&output);
+    assert!(message.contains(&gated.id), "{message}");
+    assert!(message.contains("gated"), "{message}");
+    assert!(message.contains("HF_TOKEN"), "{message}");
+
+    // Not a repository name at all.
+    let output = facts(&standin, &["../etc/passwd"], None);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("owner/name"),
+        "{}",
+        stderr(&output)
+    );
+}
