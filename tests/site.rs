@@ -371,3 +371,49 @@ fn an_edge_site_holds_the_oracle_answers() {
         12 * 100 * (EDGE_MODELS.len() + 1) + EDGE_MODELS.len()
     );
 }
+
+/// `query` on the bundled sample, run from the crate's directory (its default inputs).
+fn query_command(query: &str) -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_model-demand"));
+    command.current_dir(common::crate_path(".")).args([
+        "query",
+        query,
+        "--now",
+        "2026-04-01T12:00:00Z",
+    ]);
+    command
+}
+
+#[test]
+fn a_standard_output_closed_early_ends_the_command_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let whole = query_command("limit=100").output().expect("binary runs");
+    assert!(whole.status.success(), "{}", common::output_text(&whole));
+    // More than a pipe holds (64 KiB on Linux), so the writer meets the closed pipe.
+    assert!(whole.stdout.len() > 128 * 1024, "{}", whole.stdout.len());
+
+    // As `model-demand query 'limit=100' | head -c 20` does.
+    let mut child = query_command("limit=100")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut first = [0u8; 20];
+    stdout.read_exact(&mut first).expect("20 bytes");
+    drop(stdout);
+    let output = child.wait_with_output().expect("it ends");
+    assert_eq!(first.as_slice(), &whole.stdout[..20]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        common::output_text(&output)
+    );
+    assert!(
+        output.stderr.is_empty(),
+        "nothing said: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
