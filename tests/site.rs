@@ -417,3 +417,91 @@ fn a_standard_output_closed_early_ends_the_command_quietly() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// The first screen of a docs page: what comes before its table of contents.
+fn first_screen(page: &str) -> &str {
+    page.split("<nav").next().unwrap_or_default()
+}
+
+#[test]
+fn a_site_built_from_the_sample_says_so_and_one_from_real_inputs_does_not() {
+    use model_demand::sample::{NOTICE, SAMPLE_COMMIT};
+    let dir = tempfile::tempdir().expect("temp dir");
+    // The sample in the edge layout (the same notices, a few files instead of 68,000).
+    let inputs = model_demand::load(
+        &common::crate_path(model_demand::SAMPLE_EXPORT),
+        Some(&common::crate_path(model_demand::SAMPLE_SUPPLY)),
+    )
+    .expect("the sample is accepted");
+    let catalog = inputs.catalog(model_demand::parse_now("2026-11-21T12:00:00Z").expect("now"));
+    assert!(catalog.sample);
+    let sample = dir.path().join("sample");
+    site::build(
+        &SiteData::Data {
+            inputs: &inputs,
+            catalog: &catalog,
+        },
+        &BuildOptions {
+            layout: model_demand::edge::Layout::Edge,
+            ..BuildOptions::new(&sample)
+        },
+    )
+    .expect("the sample builds");
+    let small = dir.path().join("small");
+    common::build_small(&small);
+    let read = |site: &Path, file: &str| {
+        std::fs::read_to_string(site.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"))
+    };
+    let instructions = |site: &Path| {
+        let catalogue: serde_json::Value =
+            serde_json::from_str(&read(site, model_demand::catalogue::CATALOGUE_FILE))
+                .expect("JSON");
+        catalogue["instructions"]
+            .as_str()
+            .expect("instructions")
+            .to_string()
+    };
+    let escaped = NOTICE.replace('\'', "&#39;");
+
+    let page = read(&sample, site::DOCS_PAGE);
+    assert!(
+        first_screen(&page).contains(&escaped),
+        "{}",
+        first_screen(&page)
+    );
+    let guide = read(&sample, model_demand::llms::LLMS_FILE);
+    let opening = guide.split("## ").next().unwrap_or_default();
+    assert!(
+        opening.contains(&format!("**Sample data.** {NOTICE}")),
+        "{opening}"
+    );
+    assert!(instructions(&sample).starts_with(&format!("{NOTICE}\n")));
+    // The attribution the API gives and the page's footer show is the sample's own sentence.
+    let about_sample = "Sample data: invented figures under real model names";
+    assert_eq!(
+        catalog.head.source.attribution.split(',').next(),
+        Some(about_sample)
+    );
+    assert!(page.contains(about_sample));
+    // Every available fact is pinned to the commit of zeros: none passes for evidence.
+    let export = read(&sample, model_demand::netlify::EXPORT_FILE);
+    assert_eq!(
+        export.matches("\"source_url\": \"https").count(),
+        export.matches(SAMPLE_COMMIT).count()
+    );
+
+    // Real inputs (the small fixture): none of it, anywhere.
+    let small_page = read(&small, site::DOCS_PAGE);
+    for text in [
+        small_page.as_str(),
+        &read(&small, model_demand::llms::LLMS_FILE),
+        &instructions(&small),
+    ] {
+        assert!(
+            !text.contains("Sample data") && !text.contains(SAMPLE_COMMIT),
+            "{}",
+            first_screen(text)
+        );
+    }
+    assert!(!small_page.contains("{{"), "every placeholder filled");
+}
