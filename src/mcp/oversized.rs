@@ -24,7 +24,7 @@ type Over = Option<RequestId>;
 
 /// A reader that passes every byte through unchanged and reports each line whose length,
 /// newline included, passes `limit`, the rule rmcp's transport drops a line by.
-pub struct Watched<R> {
+pub(crate) struct Watched<R> {
     inner: R,
     limit: usize,
     /// Bytes of the current line read so far.
@@ -36,7 +36,7 @@ pub struct Watched<R> {
 
 /// A reader over `inner` watching for lines over `limit` bytes, and the receiver of its
 /// reports for [`Answered`].
-pub fn watch<R>(inner: R, limit: usize) -> (Watched<R>, UnboundedReceiver<Over>) {
+pub(crate) fn watch<R>(inner: R, limit: usize) -> (Watched<R>, UnboundedReceiver<Over>) {
     // Unbounded, yet small: a report is sent only after `limit` bytes were read, and nothing
     // is read while `Answered` is not polled.
     let (over, reports) = mpsc::unbounded_channel();
@@ -92,14 +92,14 @@ impl<R: AsyncRead + Unpin> AsyncRead for Watched<R> {
 
 /// A server transport that answers every line [`Watched`] reports with an Invalid Request
 /// error carrying the line's ID, and otherwise is `inner`.
-pub struct Answered<T> {
+pub(crate) struct Answered<T> {
     inner: T,
     reports: UnboundedReceiver<Over>,
 }
 
 impl<T> Answered<T> {
     /// `inner`, answering the reports of the [`Watched`] reader under it.
-    pub fn new(inner: T, reports: UnboundedReceiver<Over>) -> Answered<T> {
+    pub(crate) fn new(inner: T, reports: UnboundedReceiver<Over>) -> Answered<T> {
         Answered { inner, reports }
     }
 }
@@ -172,7 +172,7 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for Answered<T> {
 /// The `id` of the JSON-RPC message a line starts with, when that start holds it whole: the
 /// first top-level member named `id`, with a number or string value. `None` when the start
 /// ends first, the line is no JSON object, or the ID is `null` or of another type.
-pub fn leading_id(start: &[u8]) -> Option<RequestId> {
+pub(crate) fn leading_id(start: &[u8]) -> Option<RequestId> {
     let bytes = start.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(start);
     let mut at = Scan { bytes, pos: 0 };
     at.expect(b'{')?;
