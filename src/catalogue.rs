@@ -231,8 +231,10 @@ pub struct Catalogue {
 }
 
 impl Catalogue {
-    /// The catalogue of a site whose OpenAPI and about documents are `openapi` and `about`.
-    pub fn new(openapi: &Value, about: &Value) -> Catalogue {
+    /// The catalogue of a site whose OpenAPI and about documents are `openapi` and `about`;
+    /// `sample` when the site is built from the bundled sample, which the instructions then
+    /// say first.
+    pub fn new(openapi: &Value, about: &Value, sample: bool) -> Catalogue {
         let tools = TOOLS
             .iter()
             .map(|tool| {
@@ -287,7 +289,10 @@ impl Catalogue {
                 name: SERVER_NAME.to_string(),
                 version: env!("CARGO_PKG_VERSION").to_string(),
             },
-            instructions: instructions(about).unwrap_or_default(),
+            instructions: match instructions(about) {
+                Some(lines) if sample => format!("{}\n{lines}", crate::sample::NOTICE),
+                lines => lines.unwrap_or_default(),
+            },
             tools,
             calls,
             resources,
@@ -518,6 +523,7 @@ mod tests {
         Catalogue::new(
             &contract::openapi(base, None),
             &contract::about(base, None, false),
+            false,
         )
     }
 
@@ -558,6 +564,30 @@ mod tests {
         let mut expected = contract::AGENT_INSTRUCTIONS.to_vec();
         expected.extend(MCP_INSTRUCTIONS);
         assert_eq!(catalogue.instructions, expected.join("\n"));
+    }
+
+    #[test]
+    fn the_instructions_of_a_sample_site_open_with_the_notice() {
+        let base = "https://x.test";
+        let (openapi, about) = (
+            contract::openapi(base, None),
+            contract::about(base, None, false),
+        );
+        let sample = Catalogue::new(&openapi, &about, true);
+        let real = Catalogue::new(&openapi, &about, false);
+        assert_eq!(
+            sample.instructions,
+            format!("{}\n{}", crate::sample::NOTICE, real.instructions)
+        );
+        assert!(!real.instructions.contains("sample"));
+        // Nothing else differs.
+        assert_eq!(
+            Catalogue {
+                instructions: real.instructions.clone(),
+                ..sample
+            },
+            real
+        );
     }
 
     #[test]

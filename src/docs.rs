@@ -401,6 +401,18 @@ fn mcp_tools() -> String {
         .join("\n")
 }
 
+/// The notice that opens the page of a site built from the bundled sample (on the line of the
+/// title, so the page of any other site is byte for byte what it was); empty otherwise.
+fn sample_notice(catalog: Option<&Catalog>) -> String {
+    match catalog {
+        Some(c) if c.sample => format!(
+            "\n<p class=\"note\" id=\"sample\"><b>Sample data.</b> {}</p>",
+            escape(crate::sample::NOTICE)
+        ),
+        _ => String::new(),
+    }
+}
+
 /// The docs page of a build published at `base_url`; `catalog` is `None` for a site without
 /// accepted data.
 pub fn page(catalog: Option<&Catalog>, base_url: &str) -> String {
@@ -440,6 +452,7 @@ pub fn page(catalog: Option<&Catalog>, base_url: &str) -> String {
         .replace("{{mcp_url}}", &escape(&mcp_url(base_url)))
         .replace("{{base}}", "")
         .replace("{{attribution}}", &attribution)
+        .replace("{{sample}}", &sample_notice(catalog))
         .replace("{{documentation_version}}", DOCUMENTATION_VERSION)
 }
 

@@ -27,6 +27,7 @@ pub mod projection;
 pub mod query;
 pub mod records;
 pub mod render;
+pub mod sample;
 pub mod serve;
 pub mod site;
 pub mod sources;

@@ -55,8 +55,9 @@ fn text(value: &Value) -> String {
     }
 }
 
-/// `/llms.txt` of a site published at `base_url` (its documentation at `docs_url` when given).
-pub fn llms_txt(base_url: &str, docs_url: Option<&str>) -> String {
+/// `/llms.txt` of a site published at `base_url` (its documentation at `docs_url` when given);
+/// `sample` when the site is built from the bundled sample, which the guide then says first.
+pub fn llms_txt(base_url: &str, docs_url: Option<&str>, sample: bool) -> String {
     let base = base_url.trim_end_matches('/');
     // The supply launch state is the only build-dependent member, and this guide omits it.
     let about = contract::about(base, docs_url, false);
@@ -64,6 +65,9 @@ pub fn llms_txt(base_url: &str, docs_url: Option<&str>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# {}\n", text(&openapi["info"]["title"]));
     let _ = writeln!(out, "> {}\n", text(&openapi["info"]["summary"]));
+    if sample {
+        let _ = writeln!(out, "**Sample data.** {}\n", crate::sample::NOTICE);
+    }
     let _ = writeln!(out, "{}\n", QUICK_START.replace("{base}", base));
     let _ = writeln!(out, "{SUMMARY}\n");
 
@@ -177,7 +181,7 @@ mod tests {
 
     #[test]
     fn the_guide_names_every_route_parameter_and_instruction() {
-        let guide = llms_txt("https://x.test/", None);
+        let guide = llms_txt("https://x.test/", None, false);
         assert!(guide.starts_with("# model-demand\n\n> "));
         // The quick start comes right after the summary line: one request and its shape.
         let after_summary = guide.split("\n\n").nth(2).expect("a third paragraph");
@@ -205,6 +209,23 @@ mod tests {
         for line in contract::AGENT_INSTRUCTIONS {
             assert!(guide.contains(line), "{line}");
         }
-        assert_eq!(guide, llms_txt("https://x.test", None), "deterministic");
+        assert_eq!(
+            guide,
+            llms_txt("https://x.test", None, false),
+            "deterministic"
+        );
+        assert!(!guide.contains("Sample data") && !guide.contains(crate::sample::SAMPLE_COMMIT));
+    }
+
+    #[test]
+    fn a_guide_to_the_sample_says_so_right_after_its_summary() {
+        let guide = llms_txt("https://x.test", None, true);
+        let third = guide.split("\n\n").nth(2).expect("a third paragraph");
+        assert_eq!(third, format!("**Sample data.** {}", crate::sample::NOTICE));
+        // Otherwise the same guide.
+        assert_eq!(
+            guide.replacen(&format!("{third}\n\n"), "", 1),
+            llms_txt("https://x.test", None, false)
+        );
     }
 }

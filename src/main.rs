@@ -1,6 +1,6 @@
 //! The `model-demand` binary: parse the command line, call the library, report errors.
 
-use std::io::Write;
+use std::io::{StdoutLock, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -11,28 +11,60 @@ use model_demand::error::{Error, Result};
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(code) => code,
-        Err(err) => {
+        // Whoever read standard output wants no more (`| head`): end quietly, as ripgrep does.
+        Err(Stop::Closed) => ExitCode::SUCCESS,
+        Err(Stop::Failed(err)) => {
             report(&err);
             ExitCode::FAILURE
         }
     }
 }
 
-fn run(cli: Cli) -> Result<ExitCode> {
+/// Why a command stopped early.
+enum Stop {
+    /// Standard output was closed by its reader (a broken pipe).
+    Closed,
+    /// The command failed.
+    Failed(Error),
+}
+
+impl From<Error> for Stop {
+    fn from(err: Error) -> Stop {
+        Stop::Failed(err)
+    }
+}
+
+/// Writes to standard output and flushes it; a closed standard output is [`Stop::Closed`],
+/// not an error (Rust ignores SIGPIPE, so a closed pipe is an `EPIPE` here, and `println!`
+/// would panic on it).
+fn out(write: impl FnOnce(&mut StdoutLock<'static>) -> std::io::Result<()>) -> Result<(), Stop> {
+    let mut stdout = std::io::stdout().lock();
+    match write(&mut stdout).and_then(|()| stdout.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(Stop::Closed),
+        Err(e) => Err(Stop::Failed(Error::io(
+            "cannot write",
+            "standard output",
+            e,
+        ))),
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode, Stop> {
     match cli.command {
-        Command::Check(input) => println!("{}", commands::check(&input)?),
+        Command::Check(input) => {
+            let summary = commands::check(&input)?;
+            out(|o| writeln!(o, "{summary}"))?;
+        }
         Command::Query(args) => {
             let response = commands::query(&args)?;
-            let mut out = std::io::stdout().lock();
-            let written = (|| {
+            out(|o| {
                 if args.include {
-                    write!(out, "HTTP/1.1 {}\n\n", response.status)?;
+                    write!(o, "HTTP/1.1 {}\n\n", response.status)?;
                 }
-                out.write_all(&response.body)?;
-                out.write_all(b"\n")?;
-                out.flush()
-            })();
-            written.map_err(|e| Error::io("cannot write", "standard output", e))?;
+                o.write_all(&response.body)?;
+                o.write_all(b"\n")
+            })?;
             if response.status != 200 {
                 return Ok(ExitCode::FAILURE);
             }
@@ -46,20 +78,30 @@ fn run(cli: Cli) -> Result<ExitCode> {
             } else {
                 "sampled answers"
             };
-            println!(
-                "verified {}: {} files match the manifest, {} {answers} consistent with the site's own feeds",
-                dir.display(),
-                report.files,
-                report.requests,
-            );
+            out(|o| {
+                writeln!(
+                    o,
+                    "verified {}: {} files match the manifest, {} {answers} consistent with the site's own feeds",
+                    dir.display(),
+                    report.files,
+                    report.requests
+                )
+            })?;
         }
         Command::Collect(args) => {
-            let out = args.out.clone();
-            println!("{}", commands::collect(args)?.summary(&out));
+            let dir = args.out.clone();
+            let summary = commands::collect(args)?.summary(&dir);
+            out(|o| writeln!(o, "{summary}"))?;
         }
-        Command::Facts(args) => print!("{}", commands::facts(args)?),
-        Command::CollectReport { report } => print!("{}", commands::collect_report(&report)?),
-        Command::NetlifyToml => print!("{}", model_demand::netlify::netlify_toml()),
+        Command::Facts(args) => {
+            let text = commands::facts(args)?;
+            out(|o| write!(o, "{text}"))?;
+        }
+        Command::CollectReport { report } => {
+            let text = commands::collect_report(&report)?;
+            out(|o| write!(o, "{text}"))?;
+        }
+        Command::NetlifyToml => out(|o| write!(o, "{}", model_demand::netlify::netlify_toml()))?,
         Command::Mcp(args) => commands::mcp(&args)?,
     }
     Ok(ExitCode::SUCCESS)

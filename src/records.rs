@@ -314,6 +314,8 @@ pub struct Catalog {
     pub daily_tokens: Vec<Vec<Option<u128>>>,
     /// True when a supply feed with at least one collection was given.
     pub supply_enabled: bool,
+    /// True when the export is the bundled sample ([`crate::sample::is_sample`]).
+    pub sample: bool,
 }
 
 impl Catalog {
@@ -451,6 +453,7 @@ pub fn derive(export: &Export, supply: Option<&Supply>, now: OffsetDateTime) -> 
         keys,
         daily_tokens,
         supply_enabled: supply_view.enabled(),
+        sample: crate::sample::is_sample(export),
     }
 }
 

@@ -286,15 +286,16 @@ fn write_all(
         launch_enabled,
     );
     let openapi = contract::openapi(&options.base_url, options.docs_url.as_deref());
+    let sample = matches!(data, SiteData::Data { catalog, .. } if catalog.sample);
     entries.push(writer.write(netlify::ABOUT_FILE, &to_json(&about))?);
     entries.push(writer.write("api/openapi.json", &to_json(&openapi))?);
     entries.push(writer.write(
         crate::catalogue::CATALOGUE_FILE,
-        &crate::catalogue::Catalogue::new(&openapi, &about).to_json(),
+        &crate::catalogue::Catalogue::new(&openapi, &about, sample).to_json(),
     )?);
     entries.push(writer.write(
         crate::llms::LLMS_FILE,
-        crate::llms::llms_txt(&options.base_url, options.docs_url.as_deref()).as_bytes(),
+        crate::llms::llms_txt(&options.base_url, options.docs_url.as_deref(), sample).as_bytes(),
     )?);
     for code in ErrorCode::ALL {
         entries.push(writer.write(&error_file(code), &error_body(code, code.generic_message()))?);

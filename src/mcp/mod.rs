@@ -9,6 +9,7 @@
 //! SECURITY: standard output carries protocol messages only; logs go to standard error. With
 //! `--base-url` only that host is asked, only at fixed API paths, and redirects are not followed.
 
+mod oversized;
 mod server;
 mod source;
 mod stdio;

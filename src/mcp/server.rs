@@ -94,6 +94,7 @@ fn own_catalogue() -> Catalogue {
     Catalogue::new(
         &contract::openapi(DEFAULT_BASE_URL, None),
         &contract::about(DEFAULT_BASE_URL, None, false),
+        false,
     )
 }
 

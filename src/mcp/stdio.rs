@@ -2,7 +2,8 @@
 //! streams, with a bound on the requests in flight. While [`MAX_IN_FLIGHT`] requests are
 //! unanswered (their answers not yet written to standard output), the next line is not read,
 //! so a client that writes requests without reading the answers fills its pipe and waits,
-//! instead of growing the server by an answer a request.
+//! instead of growing the server by an answer a request. A line over [`MAX_LINE_BYTES`] gets
+//! an Invalid Request error with its ID (`oversized.rs`) and is discarded as it streams past.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -15,13 +16,15 @@ use rmcp::transport::Transport;
 use rmcp::{RoleServer, ServiceExt};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use super::oversized;
 use super::server::ApiServer;
 use crate::error::{Error, Result};
 
 /// Requests read and not yet answered, at most.
 pub const MAX_IN_FLIGHT: usize = 16;
-/// The longest line read; a longer one is dropped by rmcp (no tool needs more than a few
-/// hundred bytes of arguments), so one line never holds more memory than this.
+/// The longest line read (its newline included); a longer one is answered with an Invalid
+/// Request error and discarded unread (no tool needs more than a few hundred bytes of
+/// arguments), so one line never holds more memory than this.
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
 
 /// The permits of the requests in flight, by request ID (a client may reuse an ID, so each
@@ -114,8 +117,9 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for Bounded<T> {
 /// Serves one stdio session until the client closes standard input (or before initializing).
 pub async fn serve(server: ApiServer) -> Result<()> {
     let (input, output) = rmcp::transport::io::stdio_pipes();
+    let (input, reports) = oversized::watch(input, MAX_LINE_BYTES);
     let lines = AsyncRwTransport::new_server(input, output).with_max_line_length(MAX_LINE_BYTES);
-    let transport = Bounded::new(lines, MAX_IN_FLIGHT);
+    let transport = Bounded::new(oversized::Answered::new(lines, reports), MAX_IN_FLIGHT);
     eprintln!("model-demand mcp: serving {} on stdio", server.describe());
     let running = match server.serve(transport).await {
         Ok(running) => running,

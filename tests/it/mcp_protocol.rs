@@ -1,14 +1,17 @@
 //! `model-demand mcp` at the protocol's edges, and a second client: malformed lines get errors
 //! (or, for text that is not JSON at all, are skipped as rmcp and the other official SDKs do)
-//! and the server keeps answering; a closed standard input ends it with exit 0; standard output
-//! carries nothing but JSON-RPC messages. Then the MCP Inspector's CLI mode (npm, pinned) lists
+//! and the server keeps answering; a line over the 64 KiB limit (1 MB, 10 MB) gets an Invalid
+//! Request error with its ID, streamed away without growing the server, and the next request is
+//! answered; a closed standard input ends it with exit 0; standard output carries nothing but
+//! JSON-RPC messages. Then the MCP Inspector's CLI mode (npm, pinned) lists
 //! the tools and calls one.
 
 use crate::common;
 
-use std::io::Write;
+use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -101,6 +104,113 @@ fn malformed_lines_get_errors_and_a_closed_stdin_ends_the_server() {
         stderr.contains("model-demand mcp:"),
         "logs go to stderr: {stderr}"
     );
+}
+
+/// The process's peak resident memory in KiB (Linux's `VmHWM`), when known.
+fn peak_kib(child: &Child) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Reads messages (20 s at most for each) until `done` holds for the ones read.
+fn read_until(answers: &Receiver<Value>, done: impl Fn(&[Value]) -> bool) -> Vec<Value> {
+    let mut seen = Vec::new();
+    while !done(&seen) {
+        let message = answers
+            .recv_timeout(Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("the server stopped answering; read {seen:?}"));
+        seen.push(message);
+    }
+    seen
+}
+
+/// A `tools/call` line of more than `size` bytes (its one argument is that long), with its ID
+/// as the first member or as the last.
+fn long_request(id: &Value, size: usize, id_first: bool) -> Vec<u8> {
+    let filler = "x".repeat(size);
+    let body = format!(
+        r#""method":"tools/call","params":{{"name":"get_model","arguments":{{"id":"{filler}"}}}}"#
+    );
+    let line = if id_first {
+        format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},{body}}}\n")
+    } else {
+        format!("{{\"jsonrpc\":\"2.0\",{body},\"id\":{id}}}\n")
+    };
+    line.into_bytes()
+}
+
+#[test]
+fn a_line_over_the_limit_gets_an_error_with_its_id_and_the_server_goes_on() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    common::build_small(&out);
+    let mut child = spawn_server(&out);
+    let mut stdin = child.stdin.take().expect("stdin");
+    let stdout = child.stdout.take().expect("stdout");
+    let (sender, answers) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let line = line.expect("read stdout");
+            let message = serde_json::from_str::<Value>(&line)
+                .unwrap_or_else(|_| panic!("not protocol on stdout: {line}"));
+            if sender.send(message).is_err() {
+                break;
+            }
+        }
+    });
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{{}},"clientInfo":{{"name":"raw","version":"1"}}}}}}"#).expect("write");
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )
+    .expect("write");
+    read_until(&answers, |seen| seen.iter().any(|m| m["id"] == 1));
+    let peak_before = peak_kib(&child);
+
+    // (the long line's ID, its size, whether the ID comes first, the ID its error carries)
+    let cases = [
+        (json!("one megabyte"), 1 << 20, true, json!("one megabyte")),
+        (json!(10), 10 << 20, true, json!(10)),
+        // After the long arguments the ID is past what the server reads: null.
+        (json!(11), 1 << 20, false, Value::Null),
+    ];
+    for (n, (id, size, id_first, answered_id)) in cases.into_iter().enumerate() {
+        let next = 100 + n as u64;
+        stdin
+            .write_all(&long_request(&id, size, id_first))
+            .expect("write the long line");
+        writeln!(stdin, r#"{{"jsonrpc":"2.0","id":{next},"method":"tools/call","params":{{"name":"list_models","arguments":{{"limit":1}}}}}}"#).expect("write");
+        stdin.flush().expect("flush");
+        let seen = read_until(&answers, |seen| {
+            seen.iter().any(|m| m["id"] == next) && seen.iter().any(|m| m["error"].is_object())
+        });
+        let error = seen
+            .iter()
+            .find(|m| m["error"].is_object())
+            .expect("an error");
+        assert_eq!(error["id"], answered_id, "{error}");
+        assert_eq!(error["error"]["code"], -32600, "{error}");
+        let message = error["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("over 65536 bytes"), "{message}");
+        let page = seen
+            .iter()
+            .find(|m| m["id"] == next)
+            .expect("the next answer");
+        assert_eq!(page["result"]["isError"], false, "{page}");
+        assert_eq!(seen.len(), 2, "nothing else: {seen:?}");
+    }
+    // 12 MB were sent: the server held none of it beyond its 64 KiB line (a few MB of slack
+    // for the allocator and the answers).
+    if let (Some(before), Some(after)) = (peak_before, peak_kib(&child)) {
+        assert!(
+            after < before + 4 * 1024,
+            "peak memory grew from {before} KiB to {after} KiB"
+        );
+    }
+    drop(stdin);
+    assert_eq!(exit_code(&mut child), Some(0));
+    reader.join().expect("the reader thread");
 }
 
 #[test]

@@ -371,3 +371,137 @@ fn an_edge_site_holds_the_oracle_answers() {
         12 * 100 * (EDGE_MODELS.len() + 1) + EDGE_MODELS.len()
     );
 }
+
+/// `query` on the bundled sample, run from the crate's directory (its default inputs).
+fn query_command(query: &str) -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_model-demand"));
+    command.current_dir(common::crate_path(".")).args([
+        "query",
+        query,
+        "--now",
+        "2026-04-01T12:00:00Z",
+    ]);
+    command
+}
+
+#[test]
+fn a_standard_output_closed_early_ends_the_command_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let whole = query_command("limit=100").output().expect("binary runs");
+    assert!(whole.status.success(), "{}", common::output_text(&whole));
+    // More than a pipe holds (64 KiB on Linux), so the writer meets the closed pipe.
+    assert!(whole.stdout.len() > 128 * 1024, "{}", whole.stdout.len());
+
+    // As `model-demand query 'limit=100' | head -c 20` does.
+    let mut child = query_command("limit=100")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut first = [0u8; 20];
+    stdout.read_exact(&mut first).expect("20 bytes");
+    drop(stdout);
+    let output = child.wait_with_output().expect("it ends");
+    assert_eq!(first.as_slice(), &whole.stdout[..20]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        common::output_text(&output)
+    );
+    assert!(
+        output.stderr.is_empty(),
+        "nothing said: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// The first screen of a docs page: what comes before its table of contents.
+fn first_screen(page: &str) -> &str {
+    page.split("<nav").next().unwrap_or_default()
+}
+
+#[test]
+fn a_site_built_from_the_sample_says_so_and_one_from_real_inputs_does_not() {
+    use model_demand::sample::{NOTICE, SAMPLE_COMMIT};
+    let dir = tempfile::tempdir().expect("temp dir");
+    // The sample in the edge layout (the same notices, a few files instead of 68,000).
+    let inputs = model_demand::load(
+        &common::crate_path(model_demand::SAMPLE_EXPORT),
+        Some(&common::crate_path(model_demand::SAMPLE_SUPPLY)),
+    )
+    .expect("the sample is accepted");
+    let catalog = inputs.catalog(model_demand::parse_now("2026-11-21T12:00:00Z").expect("now"));
+    assert!(catalog.sample);
+    let sample = dir.path().join("sample");
+    site::build(
+        &SiteData::Data {
+            inputs: &inputs,
+            catalog: &catalog,
+        },
+        &BuildOptions {
+            layout: model_demand::edge::Layout::Edge,
+            ..BuildOptions::new(&sample)
+        },
+    )
+    .expect("the sample builds");
+    let small = dir.path().join("small");
+    common::build_small(&small);
+    let read = |site: &Path, file: &str| {
+        std::fs::read_to_string(site.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"))
+    };
+    let instructions = |site: &Path| {
+        let catalogue: serde_json::Value =
+            serde_json::from_str(&read(site, model_demand::catalogue::CATALOGUE_FILE))
+                .expect("JSON");
+        catalogue["instructions"]
+            .as_str()
+            .expect("instructions")
+            .to_string()
+    };
+    let escaped = NOTICE.replace('\'', "&#39;");
+
+    let page = read(&sample, site::DOCS_PAGE);
+    assert!(
+        first_screen(&page).contains(&escaped),
+        "{}",
+        first_screen(&page)
+    );
+    let guide = read(&sample, model_demand::llms::LLMS_FILE);
+    let opening = guide.split("## ").next().unwrap_or_default();
+    assert!(
+        opening.contains(&format!("**Sample data.** {NOTICE}")),
+        "{opening}"
+    );
+    assert!(instructions(&sample).starts_with(&format!("{NOTICE}\n")));
+    // The attribution the API gives and the page's footer show is the sample's own sentence.
+    let about_sample = "Sample data: invented figures under real model names";
+    assert_eq!(
+        catalog.head.source.attribution.split(',').next(),
+        Some(about_sample)
+    );
+    assert!(page.contains(about_sample));
+    // Every available fact is pinned to the commit of zeros: none passes for evidence.
+    let export = read(&sample, model_demand::netlify::EXPORT_FILE);
+    assert_eq!(
+        export.matches("\"source_url\": \"https").count(),
+        export.matches(SAMPLE_COMMIT).count()
+    );
+
+    // Real inputs (the small fixture): none of it, anywhere.
+    let small_page = read(&small, site::DOCS_PAGE);
+    for text in [
+        small_page.as_str(),
+        &read(&small, model_demand::llms::LLMS_FILE),
+        &instructions(&small),
+    ] {
+        assert!(
+            !text.contains("Sample data") && !text.contains(SAMPLE_COMMIT),
+            "{}",
+            first_screen(text)
+        );
+    }
+    assert!(!small_page.contains("{{"), "every placeholder filled");
+}
