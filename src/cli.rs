@@ -197,16 +197,6 @@ pub struct InputArgs {
 }
 
 impl InputArgs {
-    /// The bundled sample with its supply feed, judged at the clock.
-    pub fn sample() -> InputArgs {
-        InputArgs {
-            export: crate::SAMPLE_EXPORT.into(),
-            supply: crate::SAMPLE_SUPPLY.into(),
-            no_supply: false,
-            now: None,
-        }
-    }
-
     /// The supply path, unless `--no-supply` was given.
     pub fn supply_path(&self) -> Option<&std::path::Path> {
         (!self.no_supply).then_some(self.supply.as_path())

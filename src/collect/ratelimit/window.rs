@@ -85,11 +85,6 @@ impl BucketModel {
         self.quota
     }
 
-    /// Requests admitted and not yet answered.
-    pub fn in_flight(&self) -> u64 {
-        self.in_flight
-    }
-
     /// Whether a request may go at `now`, after rolling past windows and holds.
     pub fn next(&mut self, now: At) -> Next {
         self.roll(now);
