@@ -63,9 +63,13 @@ pub fn ordering_key(sort: SortKey, order: Order) -> String {
     format!("{}/{}", sort.as_str(), order.as_str())
 }
 
+/// A file of the layout to write: its site-relative path and its bytes.
+pub type PartFile = (String, Vec<u8>);
+
 /// The parts of a rendered catalog: the routing table's [`EdgeParts`] and the files to write
-/// (site-relative path, bytes), the head first.
-pub fn parts(rendered: &Rendered) -> (EdgeParts, Vec<(String, Vec<u8>)>) {
+/// (site-relative path, bytes), the head first. Each ordering is checked against its offsets
+/// as it is made: `Err` names the part that could not be assembled, never a wrong page.
+pub fn parts(rendered: &Rendered) -> Result<(EdgeParts, Vec<PartFile>), String> {
     let head = format!("{EDGE_DIR}/head.part");
     let mut files = vec![(head.clone(), rendered.head_prefix().to_vec())];
     let mut orderings = BTreeMap::new();
@@ -81,16 +85,17 @@ pub fn parts(rendered: &Rendered) -> (EdgeParts, Vec<(String, Vec<u8>)>) {
             bytes.extend_from_slice(rendered.fragment(record));
         }
         offsets.push(bytes.len() as u64 + 1);
-        orderings.insert(
-            ordering_key(sort, order),
-            OrderingParts {
-                file: file.clone(),
-                offsets,
-            },
-        );
+        let ordering = OrderingParts {
+            file: file.clone(),
+            offsets,
+        };
+        if let Some(why) = check_ordering(&ordering, &bytes, rendered.total()) {
+            return Err(why);
+        }
+        orderings.insert(ordering_key(sort, order), ordering);
         files.push((file, bytes));
     }
-    (EdgeParts { head, orderings }, files)
+    Ok((EdgeParts { head, orderings }, files))
 }
 
 /// Why an ordering's bytes and offsets disagree, naming its file; `None` when every record
@@ -148,7 +153,9 @@ pub fn assemble(
         None
     } else {
         let start = usize::try_from(offsets[range.start]).unwrap_or(usize::MAX);
-        let end = usize::try_from(offsets[range.end]).unwrap_or(usize::MAX) - 1;
+        let end = usize::try_from(offsets[range.end])
+            .unwrap_or(usize::MAX)
+            .saturating_sub(1);
         records.get(start..end)
     };
     // The slice is the page's fragments already joined by commas: one fragment to the layout.

@@ -367,25 +367,15 @@ fn write_all(
     Ok((files, bytes))
 }
 
-/// The `edge` layout's parts (DESIGN §8.1) instead of the list pages, each ordering checked
-/// against its offsets before it is written: a part that could not be assembled is a build
-/// error naming its file, never a wrong page at the edge.
+/// The `edge` layout's parts (DESIGN §8.1) instead of the list pages; a part that could not be
+/// assembled is a build error naming its file ([`edge::parts`]), never a wrong page at the edge.
 fn write_edge_parts(
     rendered: &Rendered,
     writer: &Writer<'_>,
     entries: &mut Vec<ManifestEntry>,
 ) -> Result<EdgeParts> {
-    let (parts, files) = edge::parts(rendered);
-    for ordering in parts.orderings.values() {
-        let bytes = files
-            .iter()
-            .find(|(path, _)| *path == ordering.file)
-            .map(|(_, bytes)| bytes.as_slice())
-            .unwrap_or_default();
-        if let Some(why) = edge::check_ordering(ordering, bytes, rendered.total()) {
-            return Err(Error::Usage(format!("edge layout: {why}")));
-        }
-    }
+    let (parts, files) =
+        edge::parts(rendered).map_err(|why| Error::Usage(format!("edge layout: {why}")))?;
     for (path, bytes) in &files {
         entries.push(writer.write(path, bytes)?);
     }

@@ -13,19 +13,14 @@ import asyncio
 import json
 import sys
 
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamable_http_client
+from mcp import ClientSession
+
+# One way to reach a server for both clients (stdio or Streamable HTTP): mcp_client.py's.
+from mcp_client import connect, dump
 
 
 def compact(value):
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
-def connect(plan):
-    if "url" in plan:
-        return streamable_http_client(plan["url"])
-    return stdio_client(StdioServerParameters(command=plan["command"], args=plan["args"]))
 
 
 async def step(session, steps, tool, arguments):
@@ -55,7 +50,7 @@ async def run(plan):
             tools = await session.list_tools()
             tools_bytes = len(
                 compact(
-                    {"tools": [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in tools.tools]}
+                    {"tools": [dump(t) for t in tools.tools]}
                 ).encode()
             )
             steps = []

@@ -222,7 +222,6 @@ export function pastEndBody(lastPage, query, total) {
   if (_query === undefined || _pagination === undefined || models === undefined) {
     throw new Error("the page at offset N is not a list page");
   }
-  const echo = { mode: "list", model_id: null, sort: query.sort, order: query.order, limit: query.limit, offset: query.offset };
-  const pagination = { total_matching_models: total, offset: query.offset, limit: query.limit, returned_count: 0, has_next_page: false };
+  const { echo, pagination } = listEcho(query, total);
   return JSON.stringify({ ...head, query: echo, pagination, models: [] });
 }
