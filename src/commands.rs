@@ -95,7 +95,7 @@ pub fn facts(args: FactsArgs) -> Result<String> {
     let found = collect::inspect::repository_facts(&options)?;
     Ok(if args.json {
         let mut text = serde_json::to_string_pretty(&found.to_json())
-            .map_err(|e| crate::error::Error::Collect(e.to_string()))?;
+            .map_err(crate::error::Error::Serialize)?;
         text.push('\n');
         text
     } else {

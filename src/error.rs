@@ -3,6 +3,9 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use crate::collect::report::REPORT_SCHEMA_VERSION;
+pub use crate::collect::CollectError;
+
 /// One thing wrong with an input file, located by its JSON path (`$.days[3].date`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
@@ -71,9 +74,114 @@ pub enum Error {
         /// What is there.
         why: String,
     },
-    /// `collect` could not collect the demand; nothing was written.
-    #[error("{0}")]
-    Collect(String),
+    /// `collect` (or `facts`) could not collect; nothing was written.
+    #[error(transparent)]
+    Collect(#[from] CollectError),
+    /// A directory is not a site this program wrote: its manifest is missing its format.
+    #[error("{dir}: not a site manifest ({why})")]
+    NotAManifest {
+        /// The site directory.
+        dir: PathBuf,
+        /// What is wrong with `manifest.json`.
+        why: ManifestProblem,
+    },
+    /// A site's manifest lists a path that is not plain and relative; nothing is served.
+    #[error("{dir}: manifest lists an unsafe path {path:?}")]
+    UnsafeManifestPath {
+        /// The site directory.
+        dir: PathBuf,
+        /// The path as listed.
+        path: String,
+    },
+    /// A site's routing table (`_api/routes.json`) is not of its format.
+    #[error("{dir}: not a routing table ({why})")]
+    NotARoutingTable {
+        /// The site directory.
+        dir: PathBuf,
+        /// The parser's reason.
+        why: serde_json::Error,
+    },
+    /// `mcp --dir` names a directory holding no built site.
+    #[error(
+        "{dir} holds no built site ({why}); build one with `model-demand build --out {dir}`, \
+         or use --base-url"
+    )]
+    NoSite {
+        /// The directory.
+        dir: PathBuf,
+        /// Why the site could not be opened.
+        why: Box<Error>,
+    },
+    /// The MCP server's async runtime could not start.
+    #[error("cannot start the MCP server's runtime: {why}")]
+    McpRuntime {
+        /// The operating system's reason.
+        why: std::io::Error,
+    },
+    /// The MCP session on stdio ended on an error (a clean close is no error).
+    #[error("MCP session ended: {why}")]
+    McpSession {
+        /// rmcp's reason.
+        why: String,
+    },
+    /// The preview server could not start its connection threads.
+    #[error("cannot serve on {bind}: {why}")]
+    Serve {
+        /// The address bound.
+        bind: std::net::SocketAddr,
+        /// tiny_http's reason.
+        why: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// The `edge` layout's parts could not be assembled (a build's internal failure).
+    #[error("edge layout: {why}")]
+    EdgeLayout {
+        /// The part, and what was wrong.
+        why: String,
+    },
+    /// No free name for a temporary sibling directory (a build's staging or old tree).
+    #[error("{parent}: no free name for a temporary .{name}.{role} directory")]
+    NoTemporaryName {
+        /// The directory the sibling would go into.
+        parent: PathBuf,
+        /// The output's name.
+        name: String,
+        /// `staging` or `old`.
+        role: &'static str,
+    },
+    /// A previous supply feed passed the gate but could not be read as JSON values.
+    #[error("{path}: {why}")]
+    PreviousSupply {
+        /// The feed.
+        path: PathBuf,
+        /// The parser's reason.
+        why: serde_json::Error,
+    },
+    /// `--report` names a file that is not a run report; nothing was changed.
+    #[error(
+        "refusing to replace {path}: it is not a collect run report. Nothing was changed: \
+         pass --report a new path"
+    )]
+    ReportNotReplaceable {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// `collect-report` was given a file that is not a run report.
+    #[error("{path} is not a collect run report: {why}")]
+    NotAReport {
+        /// The file.
+        path: PathBuf,
+        /// The parser's reason.
+        why: serde_json::Error,
+    },
+    /// `collect-report` was given a run report of another schema version.
+    #[error("{path} is not a {} report", REPORT_SCHEMA_VERSION)]
+    ReportVersion {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A value could not be written as JSON (its text is serde_json's own).
+    #[error(transparent)]
+    Serialize(serde_json::Error),
     /// A built site is not what its manifest or the design says.
     #[error("site check failed with {} difference(s)", .0.len())]
     Verify(Vec<String>),
@@ -88,6 +196,17 @@ impl Error {
             source,
         }
     }
+}
+
+/// What is wrong with a directory's `manifest.json`.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestProblem {
+    /// It is not of the manifest's format.
+    #[error("{0}")]
+    Format(serde_json::Error),
+    /// It is of another schema version.
+    #[error("schema_version {0:?}")]
+    Version(String),
 }
 
 /// The crate's result type.

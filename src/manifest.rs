@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ManifestProblem, Result};
 
 /// Name of the manifest at the site root.
 pub const MANIFEST: &str = "manifest.json";
@@ -57,14 +57,16 @@ impl Manifest {
     pub fn read(dir: &Path) -> Result<(Manifest, Vec<u8>)> {
         let path = dir.join(MANIFEST);
         let bytes = std::fs::read(&path).map_err(|e| Error::io("cannot read", &path, e))?;
-        let manifest: Manifest = serde_json::from_slice(&bytes)
-            .map_err(|e| Error::Usage(format!("{}: not a site manifest ({e})", dir.display())))?;
+        let manifest: Manifest =
+            serde_json::from_slice(&bytes).map_err(|e| Error::NotAManifest {
+                dir: dir.to_path_buf(),
+                why: ManifestProblem::Format(e),
+            })?;
         if manifest.schema_version != MANIFEST_SCHEMA_VERSION {
-            return Err(Error::Usage(format!(
-                "{}: not a site manifest (schema_version {:?})",
-                dir.display(),
-                manifest.schema_version
-            )));
+            return Err(Error::NotAManifest {
+                dir: dir.to_path_buf(),
+                why: ManifestProblem::Version(manifest.schema_version),
+            });
         }
         Ok((manifest, bytes))
     }

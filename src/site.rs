@@ -194,7 +194,7 @@ pub fn build(data: &SiteData<'_>, options: &BuildOptions) -> Result<BuildReport>
 
 /// A sibling path `.{name}.{role}-{pid}-{n}` that did not exist; created as a directory when
 /// `create` is set. Never reuses, and so never deletes, something already there.
-fn fresh_sibling(parent: &Path, name: &str, role: &str, create: bool) -> Result<PathBuf> {
+fn fresh_sibling(parent: &Path, name: &str, role: &'static str, create: bool) -> Result<PathBuf> {
     for n in 0..1000 {
         let path = parent.join(format!(".{name}.{role}-{}-{n}", std::process::id()));
         if create {
@@ -207,10 +207,11 @@ fn fresh_sibling(parent: &Path, name: &str, role: &str, create: bool) -> Result<
             return Ok(path);
         }
     }
-    Err(Error::Usage(format!(
-        "{}: no free name for a temporary .{name}.{role} directory",
-        parent.display()
-    )))
+    Err(Error::NoTemporaryName {
+        parent: parent.to_path_buf(),
+        name: name.to_string(),
+        role,
+    })
 }
 
 /// Replaces `out` with `staging`: the old tree is moved aside, the new one renamed in, and the
@@ -374,8 +375,7 @@ fn write_edge_parts(
     writer: &Writer<'_>,
     entries: &mut Vec<ManifestEntry>,
 ) -> Result<EdgeParts> {
-    let (parts, files) =
-        edge::parts(rendered).map_err(|why| Error::Usage(format!("edge layout: {why}")))?;
+    let (parts, files) = edge::parts(rendered).map_err(|why| Error::EdgeLayout { why })?;
     for (path, bytes) in &files {
         entries.push(writer.write(path, bytes)?);
     }

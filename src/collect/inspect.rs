@@ -12,6 +12,7 @@ use serde_json::{json, Map, Value};
 use crate::error::{Error, Result};
 use crate::export::{Fact, FACTS};
 
+use super::error::{CollectError, RepoAt};
 use super::facts::{self, Evidence};
 use super::http::{Client, Secret};
 use super::huggingface::{Hub, HubError};
@@ -82,14 +83,9 @@ pub fn repository_facts(options: &FactsOptions) -> Result<RepositoryFacts> {
         options.hf_token.as_ref(),
         options.cache.as_deref(),
     );
-    let repo = &options.repo;
-    let at = options
-        .revision
-        .as_deref()
-        .map_or(String::new(), |rev| format!(" at {rev}"));
     let info = hub
-        .info(repo, options.revision.as_deref())
-        .map_err(|e| refused(repo, &at, &e))?;
+        .info(&options.repo, options.revision.as_deref())
+        .map_err(|e| refused(options, e))?;
     match facts::from_info(&hub, &info, &policy.config_defaults) {
         Evidence::Facts {
             facts,
@@ -100,40 +96,36 @@ pub fn repository_facts(options: &FactsOptions) -> Result<RepositoryFacts> {
             commit,
             facts,
         }),
-        Evidence::Refused(_, outcome, why) => Err(Error::Collect(format!(
-            "{repo}{at}: its files could not be read ({outcome}, {why}){}",
-            advice(outcome == "gated")
-        ))),
-        Evidence::Unavailable(why) => Err(Error::Collect(format!(
-            "{repo}{at} could not be read ({why}): Hugging Face did not answer; try again later"
-        ))),
+        Evidence::Refused(_, outcome, why) => Err(CollectError::FilesRefused {
+            repo: repo_at(options),
+            outcome,
+            why,
+        }
+        .into()),
+        Evidence::Unavailable(why) => Err(CollectError::RepositoryUnavailable {
+            repo: repo_at(options),
+            why,
+        }
+        .into()),
     }
 }
 
-/// What to do about a refusal: a gated repository needs a token that accepted its terms.
-fn advice(gated: bool) -> &'static str {
-    if gated {
-        ": the repository is gated or private; set HF_TOKEN to a token of an account that \
-         accepted its terms (it is never printed)"
-    } else {
-        ""
+/// The repository (and revision) the options name, as messages give it.
+fn repo_at(options: &FactsOptions) -> RepoAt {
+    RepoAt {
+        repo: options.repo.clone(),
+        revision: options.revision.clone(),
     }
 }
 
 /// The error for model info that could not be had.
-fn refused(repo: &str, at: &str, error: &HubError) -> Error {
-    Error::Collect(match error {
-        HubError::Denied(404) => {
-            format!("{repo}{at} does not exist on Hugging Face (answered 404)")
-        }
-        HubError::Denied(status) => format!(
-            "{repo}{at} answered {status}: it does not exist, or it is gated or private{}",
-            advice(true)
-        ),
-        HubError::Unavailable(why) => format!(
-            "{repo}{at} could not be read ({why}): Hugging Face did not answer; try again later"
-        ),
-        HubError::Broken(why) => format!("{repo}{at}: the model info is not of its format ({why})"),
+fn refused(options: &FactsOptions, error: HubError) -> Error {
+    let repo = repo_at(options);
+    Error::from(match error {
+        HubError::Denied(404) => CollectError::RepositoryMissing { repo },
+        HubError::Denied(status) => CollectError::RepositoryDenied { repo, status },
+        HubError::Unavailable(why) => CollectError::RepositoryUnavailable { repo, why },
+        HubError::Broken(why) => CollectError::ModelInfoMalformed { repo, why },
     })
 }
 

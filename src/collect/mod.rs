@@ -6,6 +6,7 @@
 
 pub mod changes;
 pub mod config;
+mod error;
 pub mod facts;
 pub mod http;
 pub mod huggingface;
@@ -31,6 +32,7 @@ use crate::error::{Error, Result};
 use crate::export::{Availability, Export, Fact};
 use crate::validate::Timestamp;
 
+pub use self::error::{CollectError, RepoAt};
 use self::facts::Evidence;
 use self::http::{Client, Secret};
 use self::huggingface::Hub;
@@ -170,10 +172,6 @@ impl CollectReport {
 /// [`http::MAX_IN_FLIGHT`]); above the top-50's repositories with room to spare.
 const MAX_REPOSITORY_THREADS: usize = 256;
 
-fn collect_error(message: impl Into<String>) -> Error {
-    Error::Collect(message.into())
-}
-
 /// Runs one collection and writes both files, or fails writing nothing. With
 /// `options.report`, the run report is written either way.
 pub fn collect(options: &CollectOptions) -> Result<CollectReport> {
@@ -205,12 +203,10 @@ fn collect_with(
     run: &mut RunReport,
     started: Instant,
 ) -> Result<CollectReport> {
-    let key = options.openrouter_key.as_ref().ok_or_else(|| {
-        collect_error(format!(
-            "{OPENROUTER_KEY_VAR} is not set: create a key at https://openrouter.ai/settings/keys \
-             and export it in the environment (it is never printed or written)"
-        ))
-    })?;
+    let key = options
+        .openrouter_key
+        .as_ref()
+        .ok_or(CollectError::MissingKey)?;
     if !(1..=366).contains(&options.days) {
         return Err(Error::Usage(format!(
             "--days must be from 1 to 366, got {}",
@@ -234,13 +230,13 @@ fn collect_with(
         .date()
         .previous_day()
         .filter(|d| *d >= DATASET_START)
-        .ok_or_else(|| collect_error("--now is before the rankings dataset begins (2025-01-02)"))?;
+        .ok_or(CollectError::BeforeDataset)?;
     let start = end
         .checked_sub(time::Duration::days(i64::from(options.days) - 1))
         .map_or(DATASET_START, |d| d.max(DATASET_START));
     let cutoff = end
         .next_day()
-        .ok_or_else(|| collect_error("date out of range"))?
+        .ok_or(CollectError::DateOutOfRange)?
         .midnight()
         .assume_utc();
 
@@ -282,9 +278,7 @@ fn with_progress<T>(
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "no message".to_string());
-            Err(collect_error(format!(
-                "the collection stopped on an internal error ({what}); nothing was written"
-            )))
+            Err(CollectError::Internal { what }.into())
         })
     })
 }
@@ -339,7 +333,7 @@ fn gather(plan: &Plan<'_>, client: &Client, run: &mut RunReport) -> Result<Colle
     ));
     let rankings = fetch_rankings(client, or_base, key, start, end, cutoff)?;
     let demand = openrouter::demand_days(&rankings.data, start, end)
-        .map_err(|e| collect_error(format!("rankings-daily answered malformed rows: {e}")))?;
+        .map_err(|why| CollectError::MalformedRows { why })?;
     run.record_folded_rows(&demand.folded);
     if !demand.folded.is_empty() {
         progress(format!(
@@ -380,7 +374,7 @@ fn gather(plan: &Plan<'_>, client: &Client, run: &mut RunReport) -> Result<Colle
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(http::MAX_IN_FLIGHT)
         .build()
-        .map_err(|e| collect_error(format!("cannot start worker threads: {e}")))?;
+        .map_err(|why| CollectError::WorkerThreads { why })?;
     let routes = catalog.as_ref().map(|_| {
         progress(format!(
             "collect: endpoints of {} route(s)",
@@ -413,7 +407,7 @@ fn gather(plan: &Plan<'_>, client: &Client, run: &mut RunReport) -> Result<Colle
     let hub_pool = rayon::ThreadPoolBuilder::new()
         .num_threads(repos.len().clamp(1, MAX_REPOSITORY_THREADS))
         .build()
-        .map_err(|e| collect_error(format!("cannot start worker threads: {e}")))?;
+        .map_err(|why| CollectError::WorkerThreads { why })?;
     let evidence: BTreeMap<&str, Evidence> = hub_pool.install(|| {
         repos
             .par_iter()
@@ -645,46 +639,29 @@ fn fetch_rankings(
         crate::validate::format_date(start),
         crate::validate::format_date(end)
     );
-    let answer = client.get("rankings", &url, Some(key), &[]).map_err(|e| {
-        collect_error(format!(
-            "rankings-daily could not be collected ({e}); nothing was written: run again later"
-        ))
-    })?;
+    let answer = client
+        .get("rankings", &url, Some(key), &[])
+        .map_err(|why| CollectError::RankingsUnreachable { why })?;
     match answer.status {
         200..=299 => {}
-        401 | 403 => {
-            return Err(collect_error(format!(
-            "rankings-daily refused the key ({}): check that {OPENROUTER_KEY_VAR} holds a valid \
-                 OpenRouter API key; nothing was written",
-            answer.status
-        )))
-        }
+        status @ (401 | 403) => return Err(CollectError::KeyRefused { status }.into()),
         status => {
-            return Err(collect_error(format!(
-                "rankings-daily answered {status} ({}); nothing was written",
-                source_message(&answer.body)
-            )))
+            let message = source_message(&answer.body);
+            return Err(CollectError::RankingsStatus { status, message }.into());
         }
     }
-    let rankings: openrouter::RankingsResponse = serde_json::from_slice(&answer.body)
-        .map_err(|e| collect_error(format!("rankings-daily answered malformed JSON: {e}")))?;
+    let rankings: openrouter::RankingsResponse =
+        serde_json::from_slice(&answer.body).map_err(|why| CollectError::MalformedJson { why })?;
     let as_of = OffsetDateTime::parse(
         &rankings.meta.as_of,
         &time::format_description::well_known::Rfc3339,
     )
-    .map_err(|_| {
-        collect_error(format!(
-            "rankings-daily meta.as_of {:?} is not an RFC 3339 instant",
-            rankings.meta.as_of
-        ))
+    .map_err(|_| CollectError::AsOfNotInstant {
+        as_of: rankings.meta.as_of.clone(),
     })?;
     if as_of < cutoff {
-        return Err(collect_error(format!(
-            "the source's snapshot (meta.as_of {}) is older than the end of {}: that day was still \
-             in progress; nothing was written: run again after the source has caught up",
-            rankings.meta.as_of,
-            crate::validate::format_date(end)
-        )));
+        let as_of = rankings.meta.as_of.clone();
+        return Err(CollectError::SnapshotBehind { as_of, end }.into());
     }
     Ok(rankings)
 }

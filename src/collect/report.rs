@@ -454,19 +454,16 @@ impl RunReport {
         if ours && !path.is_dir() {
             return Ok(());
         }
-        Err(Error::Usage(format!(
-            "refusing to replace {}: it is not a collect run report. Nothing was changed: \
-             pass --report a new path",
-            path.display()
-        )))
+        Err(Error::ReportNotReplaceable {
+            path: path.to_path_buf(),
+        })
     }
 
     /// Writes the report to `path`. An existing file is replaced only when it is a run report
     /// (this program wrote it); anything else there is refused untouched.
     pub fn write(&self, path: &Path) -> Result<()> {
         RunReport::check_replaceable(path)?;
-        let mut bytes =
-            serde_json::to_vec_pretty(self).map_err(|e| Error::Collect(e.to_string()))?;
+        let mut bytes = serde_json::to_vec_pretty(self).map_err(Error::Serialize)?;
         bytes.push(b'\n');
         let dir = path
             .parent()
@@ -487,17 +484,15 @@ impl RunReport {
     /// Reads a report `collect --report` wrote.
     pub fn read(path: &Path) -> Result<RunReport> {
         let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
-        let report: RunReport = serde_json::from_slice(&bytes).map_err(|e| {
-            Error::Usage(format!(
-                "{} is not a collect run report: {e}",
-                path.display()
-            ))
-        })?;
+        let report: RunReport =
+            serde_json::from_slice(&bytes).map_err(|why| Error::NotAReport {
+                path: path.to_path_buf(),
+                why,
+            })?;
         if report.report_schema_version != REPORT_SCHEMA_VERSION {
-            return Err(Error::Usage(format!(
-                "{} is not a {REPORT_SCHEMA_VERSION} report",
-                path.display()
-            )));
+            return Err(Error::ReportVersion {
+                path: path.to_path_buf(),
+            });
         }
         Ok(report)
     }

@@ -180,8 +180,10 @@ pub fn read_previous_supply(path: &Path) -> Result<Vec<Value>> {
     let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
     let raw = crate::json::parse(&bytes, path)?;
     crate::supply::validate(&raw).map_err(|p| Error::Refused(vec![(path.to_path_buf(), p)]))?;
-    let value: Value = serde_json::from_slice(&bytes)
-        .map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?;
+    let value: Value = serde_json::from_slice(&bytes).map_err(|why| Error::PreviousSupply {
+        path: path.to_path_buf(),
+        why,
+    })?;
     Ok(value
         .get("collections")
         .and_then(Value::as_array)

@@ -38,7 +38,7 @@ pub fn run(source: Source) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| Error::Usage(format!("cannot start the MCP server's runtime: {e}")))?;
+        .map_err(|why| Error::McpRuntime { why })?;
     let server = ApiServer::new(source);
     runtime.block_on(stdio::serve(server))
 }

@@ -49,13 +49,12 @@ impl std::fmt::Debug for Source {
 impl Source {
     /// A built site: `dir` must hold a site this program wrote (its manifest and routing table).
     pub fn dir(dir: &Path) -> Result<Source> {
-        Site::open(dir).map(|site| Source::Dir(Arc::new(site))).map_err(|e| {
-            Error::Usage(format!(
-                "{} holds no built site ({e}); build one with `model-demand build --out {}`, or use --base-url",
-                dir.display(),
-                dir.display()
-            ))
-        })
+        Site::open(dir)
+            .map(|site| Source::Dir(Arc::new(site)))
+            .map_err(|why| Error::NoSite {
+                dir: dir.to_path_buf(),
+                why: Box::new(why),
+            })
     }
 
     /// A published site at `base_url`: `https://` anywhere, `http://` only on this machine (the

@@ -124,11 +124,11 @@ pub async fn serve(server: ApiServer) -> Result<()> {
     let running = match server.serve(transport).await {
         Ok(running) => running,
         Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
-        Err(e) => return Err(Error::Usage(format!("MCP session ended: {e}"))),
+        Err(e) => return Err(Error::McpSession { why: e.to_string() }),
     };
     running
         .waiting()
         .await
         .map(|_| ())
-        .map_err(|e| Error::Usage(format!("MCP session ended: {e}")))
+        .map_err(|e| Error::McpSession { why: e.to_string() })
 }

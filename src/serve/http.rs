@@ -79,7 +79,7 @@ pub fn start(dir: &Path, bind: SocketAddr, options: ServeOptions) -> Result<Runn
     let handler = Arc::new(move |request| handle(&site, &mcp, &results, request));
     let threads = options.workers.max(1);
     let server = tiny_http::Server::from_listener_with_handler(listener, None, threads, handler)
-        .map_err(|e| Error::Usage(format!("cannot serve on {bind}: {e}")))?;
+        .map_err(|why| Error::Serve { bind, why })?;
     Ok(Running { addr, server })
 }
 

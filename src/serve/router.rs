@@ -85,14 +85,16 @@ impl Site {
             std::fs::read(&path).map_err(|e| Error::io("cannot read", path, e))
         };
         let (manifest, manifest_bytes) = Manifest::read(dir)?;
-        let routes: RoutingTable = serde_json::from_slice(&read_json(ROUTES)?)
-            .map_err(|e| Error::Usage(format!("{}: not a routing table ({e})", dir.display())))?;
+        let routes: RoutingTable =
+            serde_json::from_slice(&read_json(ROUTES)?).map_err(|why| Error::NotARoutingTable {
+                dir: dir.to_path_buf(),
+                why,
+            })?;
         if let Some(entry) = manifest.files.iter().find(|e| !is_plain_relative(&e.path)) {
-            return Err(Error::Usage(format!(
-                "{}: manifest lists an unsafe path {:?}",
-                dir.display(),
-                entry.path
-            )));
+            return Err(Error::UnsafeManifestPath {
+                dir: dir.to_path_buf(),
+                path: entry.path.clone(),
+            });
         }
         let mut files: BTreeMap<String, SiteFile> = manifest
             .files
