@@ -131,7 +131,8 @@ fn under_windows(
     cold: &CollectReport,
     cold_time: Duration,
 ) {
-    let count = |kinds: &[&str]| -> u64 { kinds.iter().filter_map(|k| cold.requests.get(k)).sum() };
+    let count =
+        |kinds: &[&str]| -> u64 { kinds.iter().filter_map(|k| cold.requests.get(*k)).sum() };
     let buckets = [
         ("api", count(&["hf-info", "hf-search"]), API_QUOTA),
         ("resolvers", count(&["hf-file", "hf-range"]), RESOLVER_QUOTA),
@@ -187,15 +188,15 @@ fn print(label: &str, report: &CollectReport, seconds: f64) {
     let kinds: BTreeMap<_, _> = report.requests.iter().collect();
     let api: u64 = ["hf-info", "hf-search"]
         .iter()
-        .filter_map(|k| report.requests.get(k))
+        .filter_map(|k| report.requests.get(*k))
         .sum();
     let files: u64 = ["hf-file", "hf-range"]
         .iter()
-        .filter_map(|k| report.requests.get(k))
+        .filter_map(|k| report.requests.get(*k))
         .sum();
     let hf_bytes: u64 = ["hf-info", "hf-search", "hf-file", "hf-range"]
         .iter()
-        .filter_map(|k| report.bytes.get(k))
+        .filter_map(|k| report.bytes.get(*k))
         .sum();
     println!(
         "collect {label}: {seconds:.2} s, {} models, {} routes, requests {kinds:?}",

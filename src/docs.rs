@@ -8,6 +8,7 @@ use rust_decimal::Decimal;
 
 use crate::catalogue::{client_config, mcp_url, Connection};
 use crate::contract::DOCUMENTATION_VERSION;
+use crate::export::FactName;
 use crate::query::{self, percent_encode, Order, SortKey};
 use crate::records::{Catalog, ModelRecord, Valued};
 
@@ -202,13 +203,13 @@ fn row(out: &mut String, record: &ModelRecord, daily: &[Option<u128>]) {
         trend.direction,
         escape(&title)
     );
-    let fact = |name: &str| crate::export::fact_index(name).and_then(|i| record.facts.0.get(i));
     for (name, bytes) in [
-        ("total_parameters", false),
-        ("active_parameters", false),
-        ("bf16_weights_bytes", true),
+        (FactName::TotalParameters, false),
+        (FactName::ActiveParameters, false),
+        (FactName::Bf16WeightsBytes, true),
     ] {
-        let f = fact(name);
+        let f = record.facts.0.get(name.index());
+        let name = name.as_str();
         let value = f.and_then(|f| f.value.as_deref());
         let reason = f.and_then(|f| f.reason.as_deref());
         if bytes {

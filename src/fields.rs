@@ -2,7 +2,7 @@
 //! constraints and description. `/api/v1/about` lists it as `field_definitions` and the
 //! OpenAPI document builds its response schemas from it, so the two cannot drift.
 
-use crate::export::{Availability, FactKind, FACTS};
+use crate::export::{Availability, FactKind, FactName, FACTS};
 use crate::query::{self, Order, SortKey};
 use crate::records::{reason, API_SCHEMA_VERSION, SUPPLY_STATES};
 use crate::supply::RouteType;
@@ -555,7 +555,7 @@ fn record_fields(t: &mut Table, r: &str) {
             FactKind::Positive | FactKind::NonNegative => Rule::Pattern(INTEGER_STRING),
             FactKind::Name => Rule::Pattern(NAME_TOKEN),
         };
-        let reasons_note = if spec.name == "bf16_weights_bytes" {
+        let reasons_note = if spec.name == FactName::Bf16WeightsBytes {
             ""
         } else {
             " When not available, the reason says whether evidence is missing, unsafe, not checked, or not found under the public policy."

@@ -9,7 +9,9 @@ use serde::Serialize;
 use time::{Date, OffsetDateTime};
 
 use crate::decimal::{median, plain, ratio};
-use crate::export::{window_start, Availability, Day, Export, ModelEntry, FACTS, WINDOW_DAYS};
+use crate::export::{
+    window_start, Availability, Day, Export, FactName, ModelEntry, FACTS, WINDOW_DAYS,
+};
 use crate::supply::{CollectionStatus, Endpoint, Route, Supply};
 use crate::validate::{format_date, Timestamp};
 
@@ -124,7 +126,7 @@ impl Serialize for Facts {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.0.len()))?;
         for (spec, fact) in FACTS.iter().zip(&self.0) {
-            map.serialize_entry(spec.name, fact)?;
+            map.serialize_entry(spec.name.as_str(), fact)?;
         }
         map.end()
     }
@@ -567,10 +569,10 @@ fn derive_record(
     let keys = SortKeys {
         tokens_30d: tokens_30d.ok(),
         latest_rank: latest.ok().map(|(rank, _)| u128::from(rank)),
-        total_parameters: fact_key(entry, "total_parameters"),
-        active_parameters: fact_key(entry, "active_parameters"),
-        smallest_quant_checkpoint_bytes: fact_key(entry, "smallest_quant_checkpoint_bytes"),
-        full_sequence_attention_bytes: fact_key(entry, "full_sequence_attention_bytes"),
+        total_parameters: fact_key(entry, FactName::TotalParameters),
+        active_parameters: fact_key(entry, FactName::ActiveParameters),
+        smallest_quant_checkpoint_bytes: fact_key(entry, FactName::SmallestQuantCheckpointBytes),
+        full_sequence_attention_bytes: fact_key(entry, FactName::FullSequenceAttentionBytes),
     };
     let record = ModelRecord {
         model_id: model_id.to_string(),
@@ -602,8 +604,8 @@ fn derive_record(
     (record, keys)
 }
 
-fn fact_key(entry: &ModelEntry, name: &str) -> Option<u128> {
-    crate::export::fact_index(name).and_then(|i| entry.facts[i].integer())
+fn fact_key(entry: &ModelEntry, name: FactName) -> Option<u128> {
+    entry.facts[name.index()].integer()
 }
 
 fn trend(share_7d: Result<Share, &'static str>, prior: Result<Share, &'static str>) -> Trend {

@@ -5,17 +5,17 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::export::{Fact, FACTS};
+use crate::export::{Fact, FactName, FACTS};
 
 use super::huggingface::PUBLIC_HOST;
 
 /// One fact whose value changed at an unchanged commit.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChangedFact {
     /// The demand model.
     pub model_id: String,
     /// The fact's name.
-    pub fact: String,
+    pub fact: FactName,
     /// The repository and the commit both exports' facts come from.
     pub repository: String,
     /// The commit.
@@ -29,14 +29,6 @@ pub struct ChangedFact {
     /// This run's reason when it has no value.
     pub new_reason: Option<String>,
 }
-
-/// The three facts from the smallest official quantization, which may come from another
-/// repository (a quantized child) whose commits move independently of the base's.
-const QUANT_FACTS: [&str; 3] = [
-    "smallest_quant_checkpoint_bytes",
-    "smallest_quant_format",
-    "smallest_quant_bit_width",
-];
 
 /// The commit a `source_url` of `repository` pins (`…/{repository}/blob/{sha}/{file}` or
 /// `…/{repository}/tree/{sha}`); `None` for another repository or another form.
@@ -75,7 +67,7 @@ pub fn changed_facts(
         .iter()
         .zip(previous.iter().zip(new))
         .filter(|(spec, (old, new))| {
-            if QUANT_FACTS.contains(&spec.name) {
+            if FactName::QUANTIZATION.contains(&spec.name) {
                 old.source_url.is_some() && old.source_url == new.source_url && differs(old, new)
             } else {
                 same_commit && differs(old, new)
@@ -83,7 +75,7 @@ pub fn changed_facts(
         })
         .map(|(spec, (old, new))| ChangedFact {
             model_id: model_id.to_string(),
-            fact: spec.name.to_string(),
+            fact: spec.name,
             repository: repository.to_string(),
             commit: commit.to_string(),
             old_value: old.value.clone(),
@@ -193,6 +185,6 @@ mod tests {
         new[5] = fact("2", &config(SHA));
         let changed = changed_facts("org/model", "org/model", SHA, &previous, &new);
         assert_eq!(changed.len(), 1);
-        assert_eq!(changed[0].fact, "smallest_quant_checkpoint_bytes");
+        assert_eq!(changed[0].fact, FactName::SmallestQuantCheckpointBytes);
     }
 }

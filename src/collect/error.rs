@@ -9,6 +9,7 @@ use std::fmt;
 use time::Date;
 
 use super::http::FetchError;
+use super::outcome::RepositoryOutcome;
 use super::{HF_TOKEN_VAR, OPENROUTER_KEY_VAR};
 
 /// A collector's failure (`Error::Collect`); its text is the message the user reads.
@@ -129,13 +130,13 @@ pub enum CollectError {
     /// `facts`: the model info came but the repository's files were refused or broken.
     #[error(
         "{repo}: its files could not be read ({outcome}, {why}){}",
-        advice(*.outcome == "gated")
+        advice(*.outcome == RepositoryOutcome::Gated)
     )]
     FilesRefused {
         /// The repository (and revision) asked for.
         repo: RepoAt,
         /// The outcome the run report would give it.
-        outcome: &'static str,
+        outcome: RepositoryOutcome,
         /// Why.
         why: String,
     },

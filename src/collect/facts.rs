@@ -1,26 +1,27 @@
 //! The twelve model facts of one release, from its pinned Hugging Face evidence (DESIGN §10):
 //! which evidence each fact needs, and which state and reason it gets when there is none.
 
-use crate::export::{Availability, Fact, FACTS};
+use crate::export::{Availability, Fact, FactName, FACTS};
 
 use super::config::{self, Outcome};
 use super::huggingface::{self, blob_url, tree_url, Hub, HubError, RepoInfo};
+use super::outcome::RepositoryOutcome;
 use super::policy::{ConfigDefault, Policy};
 use super::safetensors;
 
 /// Indices into [`FACTS`], in its order.
-const TOTAL: usize = 0;
-const ACTIVE: usize = 1;
-const ARCHITECTURE: usize = 2;
-const BASE_BYTES: usize = 3;
-const BF16_BYTES: usize = 4;
-const QUANT_BYTES: usize = 5;
-const QUANT_FORMAT: usize = 6;
-const QUANT_BITS: usize = 7;
-const ATTENTION_PER_TOKEN: usize = 8;
-const FULL_SEQUENCE: usize = 9;
-const RECURRENT: usize = 10;
-const SEQUENCE_LENGTH: usize = 11;
+const TOTAL: usize = FactName::TotalParameters.index();
+const ACTIVE: usize = FactName::ActiveParameters.index();
+const ARCHITECTURE: usize = FactName::ArchitectureType.index();
+const BASE_BYTES: usize = FactName::BaseCheckpointBytes.index();
+const BF16_BYTES: usize = FactName::Bf16WeightsBytes.index();
+const QUANT_BYTES: usize = FactName::SmallestQuantCheckpointBytes.index();
+const QUANT_FORMAT: usize = FactName::SmallestQuantFormat.index();
+const QUANT_BITS: usize = FactName::SmallestQuantBitWidth.index();
+const ATTENTION_PER_TOKEN: usize = FactName::AttentionBytesPerToken.index();
+const FULL_SEQUENCE: usize = FactName::FullSequenceAttentionBytes.index();
+const RECURRENT: usize = FactName::RecurrentStateBytes.index();
+const SEQUENCE_LENGTH: usize = FactName::CalculationSequenceLength.index();
 /// The size facts.
 const SIZE_FACTS: [usize; 4] = [TOTAL, ACTIVE, BASE_BYTES, BF16_BYTES];
 
@@ -62,7 +63,7 @@ pub enum Evidence {
     /// The repository refused (401/403/404) or answered what is not its format: all twelve
     /// facts `open_checkpoint_unavailable`. The outcome (`gated`, `missing`, `broken`) and
     /// why, for the run report.
-    Refused(Vec<Fact>, &'static str, String),
+    Refused(Vec<Fact>, RepositoryOutcome, String),
     /// A 5xx, timeout or spent rate-limit budget after retries (why): carry the previous
     /// export's facts when it has them.
     Unavailable(String),
@@ -88,9 +89,13 @@ fn failed(error: &HubError) -> Evidence {
         )
     };
     match error {
-        HubError::Denied(status @ (401 | 403)) => refused("gated", format!("answered {status}")),
-        HubError::Denied(status) => refused("missing", format!("answered {status}")),
-        HubError::Broken(why) => refused("broken", why.clone()),
+        HubError::Denied(status @ (401 | 403)) => {
+            refused(RepositoryOutcome::Gated, format!("answered {status}"))
+        }
+        HubError::Denied(status) => {
+            refused(RepositoryOutcome::Missing, format!("answered {status}"))
+        }
+        HubError::Broken(why) => refused(RepositoryOutcome::Broken, why.clone()),
         HubError::Unavailable(why) => Evidence::Unavailable(why.clone()),
     }
 }

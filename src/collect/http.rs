@@ -57,6 +57,69 @@ impl fmt::Debug for Secret {
     }
 }
 
+/// What a request asks a source for. It names the request in the run's counts (as the
+/// summary and the run report write it, [`RequestKind::as_str`]) and picks its rate-limit
+/// bucket ([`bucket_of`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RequestKind {
+    /// OpenRouter's model catalog.
+    Catalog,
+    /// One route's endpoints on OpenRouter.
+    Endpoints,
+    /// A whole file from a Hugging Face repository.
+    HfFile,
+    /// A repository's model info on Hugging Face.
+    HfInfo,
+    /// A byte range of a file (a safetensors header) on Hugging Face.
+    HfRange,
+    /// A search of Hugging Face's repositories (quantized children).
+    HfSearch,
+    /// OpenRouter's rankings-daily dataset.
+    Rankings,
+}
+
+impl RequestKind {
+    /// The kind's name in the counts: `catalog`, `endpoints`, `hf-file`, `hf-info`,
+    /// `hf-range`, `hf-search`, `rankings`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RequestKind::Catalog => "catalog",
+            RequestKind::Endpoints => "endpoints",
+            RequestKind::HfFile => "hf-file",
+            RequestKind::HfInfo => "hf-info",
+            RequestKind::HfRange => "hf-range",
+            RequestKind::HfSearch => "hf-search",
+            RequestKind::Rankings => "rankings",
+        }
+    }
+}
+
+impl fmt::Display for RequestKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+// Ordered by name, so that counts keyed by kind list in the order they always have, and a
+// count can be looked up by its name (`Borrow<str>` asks that both orders agree).
+impl Ord for RequestKind {
+    fn cmp(&self, other: &RequestKind) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl PartialOrd for RequestKind {
+    fn partial_cmp(&self, other: &RequestKind) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl std::borrow::Borrow<str> for RequestKind {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
 /// A final answer: any status after retries, with its body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Answer {
@@ -115,9 +178,9 @@ pub enum FetchError {
 /// The HTTP client shared by every source request of one run.
 pub struct Client {
     agent: ureq::Agent,
-    counts: Mutex<BTreeMap<&'static str, u64>>,
-    bytes: Mutex<BTreeMap<&'static str, u64>>,
-    refusals: Mutex<BTreeMap<&'static str, u64>>,
+    counts: Mutex<BTreeMap<RequestKind, u64>>,
+    bytes: Mutex<BTreeMap<RequestKind, u64>>,
+    refusals: Mutex<BTreeMap<RequestKind, u64>>,
     retry_base: Duration,
     pacer: Pacer,
 }
@@ -165,7 +228,7 @@ impl Client {
     /// wait counts against the run's budget.
     pub fn get(
         &self,
-        kind: &'static str,
+        kind: RequestKind,
         url: &str,
         bearer: Option<&Secret>,
         headers: &[(&str, &str)],
@@ -250,7 +313,7 @@ impl Client {
     /// headers (`Range`) follow every hop.
     fn once(
         &self,
-        kind: &'static str,
+        kind: RequestKind,
         url: &str,
         bearer: Option<&Secret>,
         headers: &[(&str, &str)],
@@ -324,7 +387,7 @@ impl Client {
     }
 
     /// Requests made so far, by kind (retries included).
-    pub fn counts(&self) -> BTreeMap<&'static str, u64> {
+    pub fn counts(&self) -> BTreeMap<RequestKind, u64> {
         self.counts
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -332,12 +395,12 @@ impl Client {
     }
 
     /// Body bytes received so far, by kind.
-    pub fn bytes(&self) -> BTreeMap<&'static str, u64> {
+    pub fn bytes(&self) -> BTreeMap<RequestKind, u64> {
         self.bytes.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// 429 answers met so far, by kind.
-    pub fn refusals(&self) -> BTreeMap<&'static str, u64> {
+    pub fn refusals(&self) -> BTreeMap<RequestKind, u64> {
         self.refusals
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -394,16 +457,16 @@ fn fields_of(headers: &ureq::http::HeaderMap) -> (Signals, Option<Duration>) {
 /// The rate-limit bucket a kind of request counts against: Hugging Face's `api` (model info,
 /// search) and `resolvers` (every `/resolve/` file); OpenRouter's requests by the quota they
 /// fall under.
-pub fn bucket_of(kind: &str) -> &'static str {
+pub fn bucket_of(kind: RequestKind) -> &'static str {
     match kind {
-        "hf-info" | "hf-search" => "huggingface/api",
-        "hf-file" | "hf-range" => "huggingface/resolvers",
-        "rankings" => "openrouter/datasets",
-        _ => "openrouter/api",
+        RequestKind::HfInfo | RequestKind::HfSearch => "huggingface/api",
+        RequestKind::HfFile | RequestKind::HfRange => "huggingface/resolvers",
+        RequestKind::Rankings => "openrouter/datasets",
+        RequestKind::Catalog | RequestKind::Endpoints => "openrouter/api",
     }
 }
 
-fn bump(map: &Mutex<BTreeMap<&'static str, u64>>, kind: &'static str, by: u64) {
+fn bump(map: &Mutex<BTreeMap<RequestKind, u64>>, kind: RequestKind, by: u64) {
     let mut map = map.lock().unwrap_or_else(|p| p.into_inner());
     *map.entry(kind).or_insert(0) += by;
 }

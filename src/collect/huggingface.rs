@@ -11,7 +11,7 @@ use std::sync::Mutex;
 
 use serde::Deserialize;
 
-use super::http::{Client, Secret};
+use super::http::{Client, RequestKind, Secret};
 use super::safetensors::{self, Tensor, FIRST_RANGE_BYTES};
 
 /// The public host named in every `source_url`, whatever `--huggingface-url` is.
@@ -114,7 +114,7 @@ impl<'a> Hub<'a> {
 
     fn get(
         &self,
-        kind: &'static str,
+        kind: RequestKind,
         path: &str,
         headers: &[(&str, &str)],
     ) -> Result<Vec<u8>, HubError> {
@@ -139,7 +139,7 @@ impl<'a> Hub<'a> {
             None => format!("/api/models/{repo}?blobs=true"),
             Some(rev) => format!("/api/models/{repo}/revision/{rev}?blobs=true"),
         };
-        let body = self.get("hf-info", &path, &[])?;
+        let body = self.get(RequestKind::HfInfo, &path, &[])?;
         let raw: RawInfo = serde_json::from_slice(&body)
             .map_err(|e| HubError::Broken(format!("model info of {repo}: {e}")))?;
         let sha = raw
@@ -175,7 +175,7 @@ impl<'a> Hub<'a> {
         let bytes = match remembered.or_else(|| self.cached(repo, file)) {
             Some(bytes) => bytes,
             None => {
-                let bytes = self.get("hf-file", &key, &[])?;
+                let bytes = self.get(RequestKind::HfFile, &key, &[])?;
                 self.store(repo, file, &bytes);
                 bytes
             }
@@ -199,7 +199,7 @@ impl<'a> Hub<'a> {
         }
         let path = resolve_path(repo, file);
         let first_range = format!("bytes=0-{}", FIRST_RANGE_BYTES - 1);
-        let first = self.get("hf-range", &path, &[("Range", &first_range)])?;
+        let first = self.get(RequestKind::HfRange, &path, &[("Range", &first_range)])?;
         let n = safetensors::header_length(&first)
             .map_err(|e| HubError::Broken(format!("{file}: {e}")))?;
         let end = 8 + usize::try_from(n).unwrap_or(usize::MAX);
@@ -207,7 +207,7 @@ impl<'a> Hub<'a> {
             first[8..end].to_vec()
         } else {
             let rest = format!("bytes=8-{}", n + 7);
-            let bytes = self.get("hf-range", &path, &[("Range", &rest)])?;
+            let bytes = self.get(RequestKind::HfRange, &path, &[("Range", &rest)])?;
             if bytes.len() < n as usize {
                 return Err(HubError::Broken(format!(
                     "{file}: header of {n} bytes, {} arrived",
@@ -229,7 +229,7 @@ impl<'a> Hub<'a> {
             "/api/models?author={}&filter=base_model:quantized:{repo}&limit=100",
             author
         );
-        let body = self.get("hf-search", &path, &[])?;
+        let body = self.get(RequestKind::HfSearch, &path, &[])?;
         let children: Vec<RawChild> = serde_json::from_slice(&body)
             .map_err(|e| HubError::Broken(format!("quantized children of {repo}: {e}")))?;
         let mut ids: Vec<String> = children

@@ -187,7 +187,7 @@ impl RepositoryFacts {
         let mut sources: Vec<(&str, &str)> = Vec::new();
         for (spec, fact) in FACTS.iter().zip(&self.facts) {
             if let Some(url) = &fact.source_url {
-                sources.push((spec.name, url));
+                sources.push((spec.name.as_str(), url));
             }
         }
         if !sources.is_empty() {

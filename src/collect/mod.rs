@@ -12,6 +12,7 @@ pub mod http;
 pub mod huggingface;
 pub mod inspect;
 pub mod openrouter;
+mod outcome;
 pub mod policy;
 pub mod ratelimit;
 mod redirect;
@@ -34,11 +35,11 @@ use crate::validate::Timestamp;
 
 pub use self::error::{CollectError, RepoAt};
 use self::facts::Evidence;
-use self::http::{Client, Secret};
+use self::http::{Client, RequestKind, Secret};
 use self::huggingface::Hub;
 use self::openrouter::{Catalog, CatalogJoin, DemandDay, SlugMatch};
 use self::policy::Policy;
-use self::report::RunReport;
+use self::report::{CatalogStatus, RepositoryOutcome, RunOutcome, RunReport};
 pub use self::routes::CollectedRoute;
 
 /// The first date of the rankings dataset; earlier start dates are clamped to it.
@@ -135,9 +136,9 @@ pub struct CollectReport {
     /// Routes that failed alone (their models say `route_collection_failed`).
     pub routes_failed: usize,
     /// Requests by kind, retries included.
-    pub requests: BTreeMap<&'static str, u64>,
+    pub requests: BTreeMap<RequestKind, u64>,
     /// Body bytes received by kind.
-    pub bytes: BTreeMap<&'static str, u64>,
+    pub bytes: BTreeMap<RequestKind, u64>,
     /// Wall time.
     pub elapsed: Duration,
 }
@@ -186,7 +187,7 @@ pub fn collect(options: &CollectOptions) -> Result<CollectReport> {
     if let Some(path) = &options.report {
         run.finish(&client, options.wait_budget, started.elapsed());
         match &result {
-            Ok(_) => run.outcome = "written".to_string(),
+            Ok(_) => run.outcome = RunOutcome::Written,
             Err(e) => run.error = Some(e.to_string()),
         }
         // The files are what matters: a report that cannot be written is said, not fatal.
@@ -363,7 +364,7 @@ fn gather(plan: &Plan<'_>, client: &Client, run: &mut RunReport) -> Result<Colle
             progress(format!(
                 "collect: the catalog could not be read ({why}): supply fails, facts are carried"
             ));
-            run.catalog.status = "failed".to_string();
+            run.catalog.status = CatalogStatus::Failed;
             None
         }
     };
@@ -431,7 +432,7 @@ fn gather(plan: &Plan<'_>, client: &Client, run: &mut RunReport) -> Result<Colle
     let models_with_evidence = run
         .repositories
         .iter()
-        .filter(|r| r.outcome == "read")
+        .filter(|r| r.outcome == RepositoryOutcome::Read)
         .map(|r| r.models.len())
         .sum();
 
@@ -532,7 +533,8 @@ fn assemble_facts(
             .and_then(|p| p.models.get(id))
             .map(|m| m.facts.clone())
     };
-    let mut outcomes: BTreeMap<&str, (&'static str, Option<String>, Vec<String>)> = BTreeMap::new();
+    let mut outcomes: BTreeMap<&str, (RepositoryOutcome, Option<String>, Vec<String>)> =
+        BTreeMap::new();
     let mut model_facts = BTreeMap::new();
     for id in served {
         let repo = joins
@@ -554,28 +556,28 @@ fn assemble_facts(
                                 id, repository, commit, &old, facts,
                             ));
                         }
-                        (facts.clone(), "read", None)
+                        (facts.clone(), RepositoryOutcome::Read, None)
                     }
                     Some(Evidence::Refused(f, outcome, why)) => {
                         (f.clone(), *outcome, Some(why.clone()))
                     }
                     Some(Evidence::Unavailable(why)) => match previous(id) {
-                        Some(f) => (f, "carried", Some(why.clone())),
+                        Some(f) => (f, RepositoryOutcome::Carried, Some(why.clone())),
                         None => (
                             facts::all(Availability::Unavailable, "open_checkpoint_unavailable"),
-                            "failed",
+                            RepositoryOutcome::Failed,
                             Some(why.clone()),
                         ),
                     },
                     None => (
                         facts::all(Availability::Unavailable, "open_checkpoint_unavailable"),
-                        "failed",
+                        RepositoryOutcome::Failed,
                         Some("not requested".to_string()),
                     ),
                 };
                 let entry = outcomes.entry(repo).or_insert((outcome, why, Vec::new()));
                 // Two models of one repository: one carried and one failed is reported failed.
-                if outcome == "failed" {
+                if outcome == RepositoryOutcome::Failed {
                     entry.0 = outcome;
                 }
                 entry.2.push(id.clone());
@@ -587,10 +589,10 @@ fn assemble_facts(
     run.repositories = outcomes
         .into_iter()
         .map(
-            |(repo, (outcome, reason, models))| report::RepositoryOutcome {
+            |(repo, (outcome, reason, models))| report::RepositorySection {
                 repository: repo.to_string(),
                 models,
-                outcome: outcome.to_string(),
+                outcome,
                 reason,
             },
         )
@@ -640,7 +642,7 @@ fn fetch_rankings(
         crate::validate::format_date(end)
     );
     let answer = client
-        .get("rankings", &url, Some(key), &[])
+        .get(RequestKind::Rankings, &url, Some(key), &[])
         .map_err(|why| CollectError::RankingsUnreachable { why })?;
     match answer.status {
         200..=299 => {}
@@ -688,7 +690,7 @@ fn fetch_catalog(
 ) -> std::result::Result<Catalog, String> {
     let url = format!("{base}/api/v1/models?output_modalities=all");
     let answer = client
-        .get("catalog", &url, Some(key), &[])
+        .get(RequestKind::Catalog, &url, Some(key), &[])
         .map_err(|e| e.to_string())?;
     if !answer.ok() {
         return Err(format!("answered {}", answer.status));

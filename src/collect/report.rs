@@ -18,6 +18,7 @@ use crate::export::{Availability, Fact, FACTS};
 pub use super::changes::ChangedFact;
 use super::http::Client;
 use super::openrouter::{Catalog, FoldedRow, SlugMatch};
+pub use super::outcome::{CatalogStatus, RepositoryOutcome, RunOutcome};
 use super::policy::Policy;
 use super::routes::Routes;
 
@@ -32,7 +33,7 @@ pub struct RunReport {
     /// The run's clock.
     pub run_at: String,
     /// `written` (both files passed the gate and were written) or `failed` (nothing written).
-    pub outcome: String,
+    pub outcome: RunOutcome,
     /// Why nothing was written, when the run failed.
     pub error: Option<String>,
     /// Wall time of the run, seconds.
@@ -63,7 +64,7 @@ pub struct RunReport {
     /// What reading endpoint lists found unknown.
     pub endpoints: EndpointSection,
     /// Each Hugging Face repository and its outcome.
-    pub repositories: Vec<RepositoryOutcome>,
+    pub repositories: Vec<RepositorySection>,
     /// Served models whose fact is available, per fact.
     pub facts_available: BTreeMap<String, u64>,
     /// Requests by kind.
@@ -117,7 +118,7 @@ pub struct FoldedRowSection {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CatalogSection {
     /// `read`, `failed` or `not_requested`.
-    pub status: String,
+    pub status: CatalogStatus,
     /// Entries that may be routes.
     pub entries: u64,
     /// Aliases and entries whose ID breaks the ID rule: never routes.
@@ -194,16 +195,16 @@ pub struct UnknownCounts {
     pub out_of_range: u64,
 }
 
-/// One repository's outcome.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RepositoryOutcome {
+/// One repository and its outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RepositorySection {
     /// The repository ID the catalog names.
     pub repository: String,
     /// The served models it gives facts to.
     pub models: Vec<String>,
     /// `read`, `carried` (previous facts kept), `gated` (401/403), `missing` (404), `broken`
     /// or `failed`.
-    pub outcome: String,
+    pub outcome: RepositoryOutcome,
     /// Why, when not read.
     pub reason: Option<String>,
 }
@@ -240,11 +241,6 @@ impl RunReport {
         RunReport {
             report_schema_version: REPORT_SCHEMA_VERSION.to_string(),
             run_at: run_at.to_string(),
-            outcome: "failed".to_string(),
-            catalog: CatalogSection {
-                status: "not_requested".to_string(),
-                ..CatalogSection::default()
-            },
             ..RunReport::default()
         }
     }
@@ -289,7 +285,7 @@ impl RunReport {
     /// The catalog as read: entries and the entries skipped.
     pub fn record_catalog(&mut self, catalog: &Catalog) {
         self.catalog = CatalogSection {
-            status: "read".to_string(),
+            status: CatalogStatus::Read,
             entries: catalog.entries.len() as u64,
             skipped: catalog
                 .skipped
@@ -700,10 +696,10 @@ impl RunReport {
                 );
             }
         }
-        let failed: Vec<&RepositoryOutcome> = self
+        let failed: Vec<&RepositorySection> = self
             .repositories
             .iter()
-            .filter(|r| r.outcome != "read")
+            .filter(|r| r.outcome != RepositoryOutcome::Read)
             .collect();
         if !failed.is_empty() {
             md.push_str("\n**Repositories without facts this run:**\n\n");
@@ -764,7 +760,7 @@ mod tests {
     #[test]
     fn a_report_round_trips_and_renders_what_to_act_on() {
         let mut report = RunReport::new("2026-11-21T06:00:00Z");
-        report.outcome = "written".to_string();
+        report.outcome = RunOutcome::Written;
         report.models_without_catalog_entry = vec!["acme-ai/x|y".to_string()];
         report.routes.failed.push(FailedRoute {
             route_id: "a/b".to_string(),
@@ -827,13 +823,13 @@ mod tests {
         assert!(!md.contains("Facts changed"), "{md}");
         report.changed_facts.push(ChangedFact {
             model_id: "meta-llama/llama-4-scout".to_string(),
-            fact: "attention_bytes_per_token".to_string(),
+            fact: crate::export::FactName::AttentionBytesPerToken,
             repository: "meta-llama/Llama-4-Scout-17B-16E-Instruct".to_string(),
             commit: "0123456789abcdef0123456789abcdef01234567".to_string(),
             old_value: Some("196608".to_string()),
             new_value: None,
+            old_reason: None,
             new_reason: Some("config_key_missing".to_string()),
-            ..ChangedFact::default()
         });
         report.write(&path).expect("written");
         assert_eq!(RunReport::read(&path).expect("read"), report);

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rayon::prelude::*;
 
-use super::http::{Client, FetchError, Secret};
+use super::http::{Client, FetchError, RequestKind, Secret};
 use super::openrouter::{self, CatalogJoin, EndpointTally, SupplyEndpoint};
 
 /// One route of the new collection, as supply v1 writes it.
@@ -90,7 +90,7 @@ fn endpoints_of(
 ) -> Result<(Vec<SupplyEndpoint>, EndpointTally), RouteFailure> {
     let url = format!("{base}/api/v1/models/{route}/endpoints");
     let answer = client
-        .get("endpoints", &url, Some(key), &[])
+        .get(RequestKind::Endpoints, &url, Some(key), &[])
         .map_err(|e| RouteFailure {
             last_status: match &e {
                 FetchError::Exhausted { status, .. } if *status > 0 => Some(*status),

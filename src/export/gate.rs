@@ -9,7 +9,7 @@ use crate::sources::DEMAND_SOURCE;
 use crate::validate::{self, format_date, is_https_url, is_name_token, is_reason_code, parse_date};
 
 use super::{
-    fact_index, window_start, Availability, Day, DemandSource, Export, Fact, FactKind, FactSpec,
+    window_start, Availability, Day, DemandSource, Export, Fact, FactKind, FactName, FactSpec,
     ModelEntry, Row, EXPORT_SCHEMA_VERSION, FACTS, MAX_INTEGER_FACT, MAX_OTHER_TOKENS,
     MAX_ROWS_PER_DAY, MAX_ROW_TOKENS,
 };
@@ -321,13 +321,13 @@ fn check_model(p: &mut Problems, path: &str, raw: &Raw) -> Option<ModelEntry> {
 }
 
 fn check_facts(p: &mut Problems, path: &str, raw: &Raw) -> Option<Vec<Fact>> {
-    let names: Vec<&str> = FACTS.iter().map(|f| f.name).collect();
+    let names: Vec<&str> = FACTS.iter().map(|f| f.name.as_str()).collect();
     let o = p.object(path, raw, &names)?;
     let mut facts = Vec::with_capacity(FACTS.len());
     for spec in &FACTS {
         let fact = o
-            .required(p, spec.name)
-            .and_then(|v| check_fact(p, &o.at(spec.name), v, spec));
+            .required(p, spec.name.as_str())
+            .and_then(|v| check_fact(p, &o.at(spec.name.as_str()), v, spec));
         facts.push(fact);
     }
     let facts: Vec<Fact> = facts.into_iter().collect::<Option<_>>()?;
@@ -463,8 +463,9 @@ fn check_fact_value(p: &mut Problems, path: &str, raw: &Raw, spec: &FactSpec) ->
 }
 
 fn check_fact_consistency(p: &mut Problems, facts_obj: &Obj<'_>, facts: &[Fact]) {
-    let int = |name: &str| fact_index(name).and_then(|i| facts[i].integer());
-    if let (Some(active), Some(total)) = (int("active_parameters"), int("total_parameters")) {
+    let int = |name: FactName| facts[name.index()].integer();
+    let (total, active) = (FactName::TotalParameters, FactName::ActiveParameters);
+    if let (Some(active), Some(total)) = (int(active), int(total)) {
         if active > total {
             p.add(
                 facts_obj.at("active_parameters"),
@@ -472,7 +473,7 @@ fn check_fact_consistency(p: &mut Problems, facts_obj: &Obj<'_>, facts: &[Fact])
             );
         }
     }
-    if let (Some(bf16), Some(total)) = (int("bf16_weights_bytes"), int("total_parameters")) {
+    if let (Some(bf16), Some(total)) = (int(FactName::Bf16WeightsBytes), int(total)) {
         if bf16 != 2 * total {
             p.add(
                 facts_obj.at("bf16_weights_bytes"),
@@ -484,9 +485,9 @@ fn check_fact_consistency(p: &mut Problems, facts_obj: &Obj<'_>, facts: &[Fact])
         }
     }
     if let (Some(full), Some(per_token), Some(len)) = (
-        int("full_sequence_attention_bytes"),
-        int("attention_bytes_per_token"),
-        int("calculation_sequence_length"),
+        int(FactName::FullSequenceAttentionBytes),
+        int(FactName::AttentionBytesPerToken),
+        int(FactName::CalculationSequenceLength),
     ) {
         if full < per_token * len {
             p.add(
@@ -498,15 +499,9 @@ fn check_fact_consistency(p: &mut Problems, facts_obj: &Obj<'_>, facts: &[Fact])
             );
         }
     }
-    let quant = [
-        "smallest_quant_checkpoint_bytes",
-        "smallest_quant_format",
-        "smallest_quant_bit_width",
-    ];
-    let available: Vec<bool> = quant
+    let available: Vec<bool> = FactName::QUANTIZATION
         .iter()
-        .filter_map(|name| fact_index(name))
-        .map(|i| facts[i].state == Availability::Available)
+        .map(|name| facts[name.index()].state == Availability::Available)
         .collect();
     if available.iter().any(|a| *a) && !available.iter().all(|a| *a) {
         p.add(

@@ -3,7 +3,9 @@
 //! its entry.
 
 use std::collections::BTreeMap;
+use std::fmt;
 
+use serde::{Deserialize, Serialize};
 use time::Date;
 
 use crate::validate::Timestamp;
@@ -94,11 +96,82 @@ pub enum FactKind {
     Name,
 }
 
+/// The name of one of the twelve facts, in [`FACTS`] order (a name's [`FactName::index`] is
+/// its place there). It serializes as the member name the export and every answer give it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FactName {
+    /// `total_parameters`.
+    TotalParameters,
+    /// `active_parameters`.
+    ActiveParameters,
+    /// `architecture_type`.
+    ArchitectureType,
+    /// `base_checkpoint_bytes`.
+    BaseCheckpointBytes,
+    /// `bf16_weights_bytes`.
+    Bf16WeightsBytes,
+    /// `smallest_quant_checkpoint_bytes`.
+    SmallestQuantCheckpointBytes,
+    /// `smallest_quant_format`.
+    SmallestQuantFormat,
+    /// `smallest_quant_bit_width`.
+    SmallestQuantBitWidth,
+    /// `attention_bytes_per_token`.
+    AttentionBytesPerToken,
+    /// `full_sequence_attention_bytes`.
+    FullSequenceAttentionBytes,
+    /// `recurrent_state_bytes`.
+    RecurrentStateBytes,
+    /// `calculation_sequence_length`.
+    CalculationSequenceLength,
+}
+
+impl FactName {
+    /// The three facts of the smallest official quantization: all available or none. They may
+    /// come from another repository (a quantized child) whose commits move independently of
+    /// the base's.
+    pub const QUANTIZATION: [FactName; 3] = [
+        FactName::SmallestQuantCheckpointBytes,
+        FactName::SmallestQuantFormat,
+        FactName::SmallestQuantBitWidth,
+    ];
+
+    /// The member name under `facts`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FactName::TotalParameters => "total_parameters",
+            FactName::ActiveParameters => "active_parameters",
+            FactName::ArchitectureType => "architecture_type",
+            FactName::BaseCheckpointBytes => "base_checkpoint_bytes",
+            FactName::Bf16WeightsBytes => "bf16_weights_bytes",
+            FactName::SmallestQuantCheckpointBytes => "smallest_quant_checkpoint_bytes",
+            FactName::SmallestQuantFormat => "smallest_quant_format",
+            FactName::SmallestQuantBitWidth => "smallest_quant_bit_width",
+            FactName::AttentionBytesPerToken => "attention_bytes_per_token",
+            FactName::FullSequenceAttentionBytes => "full_sequence_attention_bytes",
+            FactName::RecurrentStateBytes => "recurrent_state_bytes",
+            FactName::CalculationSequenceLength => "calculation_sequence_length",
+        }
+    }
+
+    /// The fact's place in [`FACTS`] (and in every list of twelve facts).
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl fmt::Display for FactName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One of the twelve model facts: its name, published unit and value form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FactSpec {
     /// Member name under `facts`.
-    pub name: &'static str,
+    pub name: FactName,
     /// The fixed `unit` member.
     pub unit: &'static str,
     /// How the value is written.
@@ -109,24 +182,19 @@ pub struct FactSpec {
 
 /// The twelve facts of spec 2.5, in publication order.
 pub const FACTS: [FactSpec; 12] = [
-    FactSpec { name: "total_parameters", unit: "parameters", kind: FactKind::Positive, description: "Parameters of the official checkpoint: the sum of the element counts of the tensors in the safetensors headers of the checkpoint files (the root-level files of model.safetensors.index.json, or model.safetensors; original/, metal/, .bin and .gguf copies are not the checkpoint). Draft and multi-token-prediction (MTP) layers count: the fact describes the checkpoint. Scale tensors (scale, scales, scale_inv, zero_point, qzeros, g_idx) are not parameters; packed 4-bit _blocks bytes count twice; I32 qweight counts 32/bits per element; other integer and BOOL tensors are buffers. source_url pins the index file at its commit." },
-    FactSpec { name: "active_parameters", unit: "parameters", kind: FactKind::Positive, description: "Parameters active per token: total_parameters for a dense model; for a mixture of experts (E routed experts, k per token, from config.json) total − R × (E − k) / E, exact, where R is the parameters of routed-expert tensors (shared experts always active). Unavailable with size_calculation_failed when that does not divide exactly." },
-    FactSpec { name: "architecture_type", unit: "architecture", kind: FactKind::Name, description: "The model_type of the repository's config.json (for example llama, deepseek_v3, qwen3_moe), pinned at its commit." },
-    FactSpec { name: "base_checkpoint_bytes", unit: "bytes", kind: FactKind::Positive, description: "Size in bytes of the checkpoint files (see total_parameters) as the repository listing at the pinned commit gives them; source_url is that listing (tree)." },
-    FactSpec { name: "bf16_weights_bytes", unit: "bytes", kind: FactKind::Positive, description: "Bytes of the weights at BF16, exactly 2 × total_parameters, whatever precision the checkpoint is stored in. When unavailable, reason is closed_weights, weights_access_unknown, open_checkpoint_unavailable, size_calculation_failed, or a legacy code passed through unchanged." },
-    FactSpec { name: "smallest_quant_checkpoint_bytes", unit: "bytes", kind: FactKind::Positive, description: "Checkpoint bytes of the smallest official quantized checkpoint: the base checkpoint itself when its config has a quantization_config, and the same author's repositories tagged as quantizations of it (fp8, mxfp4, awq, gptq, compressed-tensors, bitsandbytes); ties by repository ID. GGUF files are out of policy. source_url is that repository's listing at its commit." },
-    FactSpec { name: "smallest_quant_format", unit: "format", kind: FactKind::Name, description: "The quant_method of that smallest official quantized checkpoint, such as fp8 or mxfp4." },
-    FactSpec { name: "smallest_quant_bit_width", unit: "bits", kind: FactKind::Positive, description: "Weight bit width of that checkpoint: fp8 8, mxfp4 4, awq and gptq their bits, compressed-tensors the num_bits all weight groups share, bitsandbytes 4 or 8." },
-    FactSpec { name: "attention_bytes_per_token", unit: "bytes_per_token", kind: FactKind::NonNegative, description: "Cache bytes per token of context that a serving engine (vLLM) allocates for the layers whose cache grows with the sequence, from config.json: the 16-bit (2 bytes per element) K and V of each full-attention layer, key-value heads × (head dimension + value head dimension) × 2; for MLA (kv_lora_rank) the latent of every layer, (kv_lora_rank + qk_rope_head_dim) × 2; plus, for a sparse-attention indexer (index_topk), the indexer's keys as the model stores them on every layer: index_head_dim FP8 bytes and a 4-byte scale per 128 values. Windowed layers (sliding, chunked) keep a bounded cache and count in full_sequence_attention_bytes; draft/MTP layers are not in num_hidden_layers and do not count; 0 for attention-free models. A layout the rules do not model is not_found_under_policy with attention_layout_not_supported, never a figure." },
-    FactSpec { name: "full_sequence_attention_bytes", unit: "bytes", kind: FactKind::NonNegative, description: "Cache bytes of one sequence of calculation_sequence_length tokens: attention_bytes_per_token × that length, plus the 16-bit K and V of each windowed layer for min(its window, length) tokens (sliding layers their sliding window, chunked layers their attention_chunk_size)." },
-    FactSpec { name: "recurrent_state_bytes", unit: "bytes", kind: FactKind::NonNegative, description: "Fixed per-sequence state of recurrent layers at 16-bit precision (Mamba2 and Gated DeltaNet linear attention, sized as vLLM sizes them), from config.json; 0 for models without recurrent layers. Like the two attention facts, attention_layout_not_supported when the layout is not one the rules model." },
-    FactSpec { name: "calculation_sequence_length", unit: "tokens", kind: FactKind::Positive, description: "The sequence length full_sequence_attention_bytes is computed for: max_position_embeddings of config.json." },
+    FactSpec { name: FactName::TotalParameters, unit: "parameters", kind: FactKind::Positive, description: "Parameters of the official checkpoint: the sum of the element counts of the tensors in the safetensors headers of the checkpoint files (the root-level files of model.safetensors.index.json, or model.safetensors; original/, metal/, .bin and .gguf copies are not the checkpoint). Draft and multi-token-prediction (MTP) layers count: the fact describes the checkpoint. Scale tensors (scale, scales, scale_inv, zero_point, qzeros, g_idx) are not parameters; packed 4-bit _blocks bytes count twice; I32 qweight counts 32/bits per element; other integer and BOOL tensors are buffers. source_url pins the index file at its commit." },
+    FactSpec { name: FactName::ActiveParameters, unit: "parameters", kind: FactKind::Positive, description: "Parameters active per token: total_parameters for a dense model; for a mixture of experts (E routed experts, k per token, from config.json) total − R × (E − k) / E, exact, where R is the parameters of routed-expert tensors (shared experts always active). Unavailable with size_calculation_failed when that does not divide exactly." },
+    FactSpec { name: FactName::ArchitectureType, unit: "architecture", kind: FactKind::Name, description: "The model_type of the repository's config.json (for example llama, deepseek_v3, qwen3_moe), pinned at its commit." },
+    FactSpec { name: FactName::BaseCheckpointBytes, unit: "bytes", kind: FactKind::Positive, description: "Size in bytes of the checkpoint files (see total_parameters) as the repository listing at the pinned commit gives them; source_url is that listing (tree)." },
+    FactSpec { name: FactName::Bf16WeightsBytes, unit: "bytes", kind: FactKind::Positive, description: "Bytes of the weights at BF16, exactly 2 × total_parameters, whatever precision the checkpoint is stored in. When unavailable, reason is closed_weights, weights_access_unknown, open_checkpoint_unavailable, size_calculation_failed, or a legacy code passed through unchanged." },
+    FactSpec { name: FactName::SmallestQuantCheckpointBytes, unit: "bytes", kind: FactKind::Positive, description: "Checkpoint bytes of the smallest official quantized checkpoint: the base checkpoint itself when its config has a quantization_config, and the same author's repositories tagged as quantizations of it (fp8, mxfp4, awq, gptq, compressed-tensors, bitsandbytes); ties by repository ID. GGUF files are out of policy. source_url is that repository's listing at its commit." },
+    FactSpec { name: FactName::SmallestQuantFormat, unit: "format", kind: FactKind::Name, description: "The quant_method of that smallest official quantized checkpoint, such as fp8 or mxfp4." },
+    FactSpec { name: FactName::SmallestQuantBitWidth, unit: "bits", kind: FactKind::Positive, description: "Weight bit width of that checkpoint: fp8 8, mxfp4 4, awq and gptq their bits, compressed-tensors the num_bits all weight groups share, bitsandbytes 4 or 8." },
+    FactSpec { name: FactName::AttentionBytesPerToken, unit: "bytes_per_token", kind: FactKind::NonNegative, description: "Cache bytes per token of context that a serving engine (vLLM) allocates for the layers whose cache grows with the sequence, from config.json: the 16-bit (2 bytes per element) K and V of each full-attention layer, key-value heads × (head dimension + value head dimension) × 2; for MLA (kv_lora_rank) the latent of every layer, (kv_lora_rank + qk_rope_head_dim) × 2; plus, for a sparse-attention indexer (index_topk), the indexer's keys as the model stores them on every layer: index_head_dim FP8 bytes and a 4-byte scale per 128 values. Windowed layers (sliding, chunked) keep a bounded cache and count in full_sequence_attention_bytes; draft/MTP layers are not in num_hidden_layers and do not count; 0 for attention-free models. A layout the rules do not model is not_found_under_policy with attention_layout_not_supported, never a figure." },
+    FactSpec { name: FactName::FullSequenceAttentionBytes, unit: "bytes", kind: FactKind::NonNegative, description: "Cache bytes of one sequence of calculation_sequence_length tokens: attention_bytes_per_token × that length, plus the 16-bit K and V of each windowed layer for min(its window, length) tokens (sliding layers their sliding window, chunked layers their attention_chunk_size)." },
+    FactSpec { name: FactName::RecurrentStateBytes, unit: "bytes", kind: FactKind::NonNegative, description: "Fixed per-sequence state of recurrent layers at 16-bit precision (Mamba2 and Gated DeltaNet linear attention, sized as vLLM sizes them), from config.json; 0 for models without recurrent layers. Like the two attention facts, attention_layout_not_supported when the layout is not one the rules model." },
+    FactSpec { name: FactName::CalculationSequenceLength, unit: "tokens", kind: FactKind::Positive, description: "The sequence length full_sequence_attention_bytes is computed for: max_position_embeddings of config.json." },
 ];
-
-/// Index of a fact in [`FACTS`] by name.
-pub fn fact_index(name: &str) -> Option<usize> {
-    FACTS.iter().position(|f| f.name == name)
-}
 
 /// One checked fact as the export states it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -229,3 +297,17 @@ pub fn window_start(window_end: Date) -> Date {
 
 /// Length of the demand window in days.
 pub const WINDOW_DAYS: u32 = 30;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_fact_name_is_its_place_and_serializes_as_its_member_name() {
+        for (i, spec) in FACTS.iter().enumerate() {
+            assert_eq!(spec.name.index(), i);
+            let json = serde_json::to_string(&spec.name).expect("a name serializes");
+            assert_eq!(json, format!("\"{}\"", spec.name.as_str()));
+        }
+    }
+}

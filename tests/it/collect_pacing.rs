@@ -132,7 +132,7 @@ fn oversized_rate_limit_values_never_panic_nor_hang_a_run() {
         let (code, stderr, report) = run_binary(&standin, dir.path(), Duration::from_secs(60));
         assert!(!stderr.contains("panicked"), "{what}: {stderr}");
         assert_eq!(code, Some(0), "{what}: the run goes on\n{stderr}");
-        assert_eq!(report.outcome, "written", "{what}");
+        assert_eq!(report.outcome.as_str(), "written", "{what}");
         assert!(
             report.waited_seconds < 5.0,
             "{what}: {}",
@@ -282,7 +282,10 @@ fn a_late_answer_or_one_wild_reset_costs_no_refusal_and_no_repository() {
         let refused = api.iter().filter(|r| r.status == 429).count();
         assert_eq!(refused, 0, "{label}: {api:?}");
         assert!(
-            report.repositories.iter().all(|r| r.outcome == "read"),
+            report
+                .repositories
+                .iter()
+                .all(|r| r.outcome.as_str() == "read"),
             "{label}: {:?}",
             report.repositories
         );
@@ -423,7 +426,10 @@ fn the_quota_on_a_redirect_paces_the_files_behind_it() {
         refused <= 4,
         "{refused} refused: the 302s' fields were not heeded"
     );
-    assert!(report.repositories.iter().all(|r| r.outcome == "read"));
+    assert!(report
+        .repositories
+        .iter()
+        .all(|r| r.outcome.as_str() == "read"));
     let paced: serde_json::Value = serde_json::from_slice(
         &std::fs::read(dir.path().join("paced/out/export.json")).expect("written"),
     )

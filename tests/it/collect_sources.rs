@@ -139,8 +139,8 @@ fn aliases_and_ids_the_api_cannot_publish_are_never_routes_nor_repositories() {
         "an entry without an id: {skipped:?}"
     );
     assert_eq!(skipped.len(), expected_skips.len() + 1);
-    assert_eq!(report.catalog.status, "read");
-    assert_eq!(report.outcome, "written");
+    assert_eq!(report.catalog.status.as_str(), "read");
+    assert_eq!(report.outcome.as_str(), "written");
     assert!(report.to_markdown().contains("6 skipped"));
 }
 
@@ -387,7 +387,10 @@ fn a_cold_run_under_enforced_windows_reads_every_repository() {
             "{label}: the same facts as the unlimited run"
         );
         assert!(
-            report.repositories.iter().all(|r| r.outcome == "read"),
+            report
+                .repositories
+                .iter()
+                .all(|r| r.outcome.as_str() == "read"),
             "{label}: {:?}",
             report.repositories
         );
@@ -430,7 +433,7 @@ fn a_wait_past_the_budget_fails_the_request_as_any_other() {
     let failed: Vec<_> = report
         .repositories
         .iter()
-        .filter(|r| r.outcome == "failed")
+        .filter(|r| r.outcome.as_str() == "failed")
         .collect();
     assert!(!failed.is_empty(), "{:?}", report.repositories);
     for r in &failed {

@@ -63,10 +63,10 @@ fn json_gives_the_twelve_facts_with_state_reason_unit_and_source() {
         assert_eq!(answer["commit"], repo.sha.as_str());
         let facts = answer["facts"].as_object().expect("facts");
         let names: Vec<&str> = facts.keys().map(String::as_str).collect();
-        let expected_names: Vec<&str> = FACTS.iter().map(|f| f.name).collect();
+        let expected_names: Vec<&str> = FACTS.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(names, expected_names, "twelve facts, in the export's order");
         for spec in &FACTS {
-            let fact = &facts[spec.name];
+            let fact = &facts[spec.name.as_str()];
             assert_eq!(fact["unit"], spec.unit, "{folder} {}", spec.name);
             let state = fact["state"].as_str().expect("state");
             // A value exactly when available; a reason exactly when not.
