@@ -23,13 +23,13 @@ fn now_or_clock(now: Option<&str>) -> Result<OffsetDateTime> {
 /// `check`: the one-line summary of accepted inputs.
 pub fn check(input: &InputArgs) -> Result<String> {
     let (inputs, now) = load_inputs(input)?;
-    Ok(summary(&inputs, &inputs.catalog(now)))
+    Ok(summary(&inputs, &inputs.served_models(now)))
 }
 
 /// `query`: the answer `GET /api/v1/models?QUERY` gets from the inputs.
 pub fn query(args: &QueryArgs) -> Result<Response> {
     let (inputs, now) = load_inputs(&args.input)?;
-    Ok(Api::new(&inputs.catalog(now)).answer(&args.query))
+    Ok(Api::new(&inputs.served_models(now)).answer(&args.query))
 }
 
 /// `build`: the site from the inputs (or the no-data site), with progress on stderr.
@@ -45,7 +45,7 @@ pub fn build(args: &BuildArgs) -> Result<BuildReport> {
         return site::build(&SiteData::Unavailable, &options);
     }
     let (inputs, now) = load_inputs(&args.input)?;
-    let catalog = inputs.catalog(now);
+    let catalog = inputs.served_models(now);
     eprintln!("{}", summary(&inputs, &catalog));
     let data = SiteData::Data {
         inputs: &inputs,

@@ -10,7 +10,7 @@ use crate::catalogue::{client_config, mcp_url, Connection};
 use crate::contract::DOCUMENTATION_VERSION;
 use crate::export::FactName;
 use crate::query::{self, percent_encode, Order, SortKey};
-use crate::records::{Catalog, ModelRecord, Valued};
+use crate::records::{ModelRecord, ServedModels, Valued};
 
 const TEMPLATE: &str = include_str!("../templates/docs.html");
 
@@ -229,7 +229,7 @@ fn row(out: &mut String, record: &ModelRecord, daily: &[Option<u128>]) {
     out.push_str("</tr>\n");
 }
 
-fn table(catalog: &Catalog) -> String {
+fn table(catalog: &ServedModels) -> String {
     let mut out = String::from(
         "<div class=\"scroll\"><table>\n<thead><tr><th>Rank</th><th class=\"model\">Model</th><th>30-day tokens</th><th>Daily tokens</th><th>7-day share</th><th>Trend</th><th>Total params</th><th>Active params</th><th>BF16 weights</th><th>Supply</th></tr></thead>\n<tbody>\n",
     );
@@ -244,7 +244,7 @@ fn table(catalog: &Catalog) -> String {
     out
 }
 
-fn status(catalog: &Catalog) -> String {
+fn status(catalog: &ServedModels) -> String {
     let h = &catalog.head;
     let state_class = if h.freshness.state == "fresh" {
         "state-fresh"
@@ -287,7 +287,7 @@ fn parameters() -> String {
     .join("\n")
 }
 
-fn examples(catalog: Option<&Catalog>) -> String {
+fn examples(catalog: Option<&ServedModels>) -> String {
     let mut list = vec![
         ("/api/v1/models".to_string(), "the top 25 by 30-day tokens"),
         (
@@ -326,7 +326,7 @@ fn examples(catalog: Option<&Catalog>) -> String {
 
 /// Every served model's twelve facts, in ranked order, each value linked to the evidence its
 /// `source_url` pins; an unknown fact shows its state and reason.
-fn model_facts(catalog: &Catalog) -> String {
+fn model_facts(catalog: &ServedModels) -> String {
     let mut out = String::new();
     for index in query::sorted_indices(catalog, SortKey::Tokens30d, Order::Desc) {
         let record = &catalog.records[index];
@@ -404,7 +404,7 @@ fn mcp_tools() -> String {
 
 /// The notice that opens the page of a site built from the bundled sample (on the line of the
 /// title, so the page of any other site is byte for byte what it was); empty otherwise.
-fn sample_notice(catalog: Option<&Catalog>) -> String {
+fn sample_notice(catalog: Option<&ServedModels>) -> String {
     match catalog {
         Some(c) if c.sample => format!(
             "\n<p class=\"note\" id=\"sample\"><b>Sample data.</b> {}</p>",
@@ -416,7 +416,7 @@ fn sample_notice(catalog: Option<&Catalog>) -> String {
 
 /// The docs page of a build published at `base_url`; `catalog` is `None` for a site without
 /// accepted data.
-pub fn page(catalog: Option<&Catalog>, base_url: &str) -> String {
+pub fn page(catalog: Option<&ServedModels>, base_url: &str) -> String {
     let facts_html =
         catalog.map_or_else(|| "<p>No data in this build.</p>".to_string(), model_facts);
     let (status_html, caption, table_html, attribution) = match catalog {

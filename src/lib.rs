@@ -41,7 +41,7 @@ use time::OffsetDateTime;
 
 use crate::error::{Error, Problem, Result};
 use crate::export::Export;
-use crate::records::Catalog;
+use crate::records::ServedModels;
 use crate::supply::Supply;
 
 /// Where the bundled sample export lives, relative to the repository root.
@@ -63,8 +63,8 @@ pub struct Inputs {
 }
 
 impl Inputs {
-    /// Derives the catalog at `now`.
-    pub fn catalog(&self, now: OffsetDateTime) -> Catalog {
+    /// Derives the served models (the records and their head) at `now`.
+    pub fn served_models(&self, now: OffsetDateTime) -> ServedModels {
         records::derive(&self.export, self.supply.as_ref(), now)
     }
 }
@@ -129,7 +129,7 @@ pub fn ensure_preview_site(dir: &Path) -> Result<Option<site::BuildReport>> {
         dir.display()
     );
     let inputs = load(Path::new(SAMPLE_EXPORT), Some(Path::new(SAMPLE_SUPPLY)))?;
-    let catalog = inputs.catalog(OffsetDateTime::now_utc());
+    let catalog = inputs.served_models(OffsetDateTime::now_utc());
     let options = site::BuildOptions {
         progress: true,
         ..site::BuildOptions::new(dir)
@@ -153,7 +153,7 @@ pub fn parse_now(text: &str) -> Result<OffsetDateTime> {
 }
 
 /// The one-line summary `check` prints for accepted inputs.
-pub fn summary(inputs: &Inputs, catalog: &Catalog) -> String {
+pub fn summary(inputs: &Inputs, catalog: &ServedModels) -> String {
     let head = &catalog.head;
     let supply = match &inputs.supply {
         Some(s) if !s.collections.is_empty() => {

@@ -12,7 +12,7 @@ use crate::decimal::{median, plain, ratio};
 use crate::export::{
     window_start, Availability, Day, Export, FactName, ModelEntry, FACTS, WINDOW_DAYS,
 };
-use crate::supply::{CollectionStatus, Endpoint, Route, Supply};
+use crate::supply::{CollectionStatus, Endpoint, Supply, SupplyRoute};
 use crate::validate::{format_date, Timestamp};
 
 /// Schema tag of every model response.
@@ -304,7 +304,7 @@ pub struct SortKeys {
 
 /// Everything a build publishes about models: the shared head and every served record.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Catalog {
+pub struct ServedModels {
     /// The response head.
     pub head: Head,
     /// Served records, sorted by model ID.
@@ -320,7 +320,7 @@ pub struct Catalog {
     pub sample: bool,
 }
 
-impl Catalog {
+impl ServedModels {
     /// The index of a served model by exact ID.
     pub fn find(&self, model_id: &str) -> Option<usize> {
         self.records
@@ -404,7 +404,7 @@ fn to_i128(n: u128) -> i128 {
 }
 
 /// Derives the catalog from accepted inputs, judging freshness at `now`.
-pub fn derive(export: &Export, supply: Option<&Supply>, now: OffsetDateTime) -> Catalog {
+pub fn derive(export: &Export, supply: Option<&Supply>, now: OffsetDateTime) -> ServedModels {
     let end = export
         .window_end()
         .expect("an accepted evaluation cutoff has a previous day");
@@ -449,7 +449,7 @@ pub fn derive(export: &Export, supply: Option<&Supply>, now: OffsetDateTime) -> 
         records.push(record);
         keys.push(key);
     }
-    Catalog {
+    ServedModels {
         head: head(export, now, end),
         records,
         keys,
@@ -709,7 +709,7 @@ pub(crate) fn collection_state(
     let route = match latest.routes.iter().find(|r| r.route_id == model_id) {
         Some(route) => route,
         None => {
-            let serving: Vec<&Route> = latest
+            let serving: Vec<&SupplyRoute> = latest
                 .routes
                 .iter()
                 .filter(|r| r.model_id == model_id)
@@ -731,7 +731,7 @@ pub(crate) fn collection_state(
     }
 }
 
-fn summarize(route: &Route, finished_at: &Timestamp, history_ready: bool) -> SupplySummary {
+fn summarize(route: &SupplyRoute, finished_at: &Timestamp, history_ready: bool) -> SupplySummary {
     let endpoints = &route.endpoints;
     let med = |field: fn(&Endpoint) -> Option<rust_decimal::Decimal>, unit: &'static str| {
         let mut values: Vec<_> = endpoints.iter().filter_map(field).collect();

@@ -9,9 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::query::{
     self, exact_echo, list_echo, page_range, ListQuery, Order, Pagination, QueryEcho, Refusal,
-    Route, RouteTable, SortKey,
+    RouteTable, Routed, SortKey,
 };
-use crate::records::Catalog;
+use crate::records::ServedModels;
 
 /// Schema tag of every error body.
 pub const ERROR_SCHEMA_VERSION: &str = "model-demand.agent-api-error.v1";
@@ -135,7 +135,7 @@ pub struct Rendered {
 
 impl Rendered {
     /// Renders a catalog.
-    pub fn new(catalog: &Catalog) -> Rendered {
+    pub fn new(catalog: &ServedModels) -> Rendered {
         let mut head_prefix = to_json(&catalog.head);
         head_prefix.pop(); // the closing brace; query, pagination and models follow
         let fragments = catalog.records.iter().map(to_json).collect();
@@ -319,7 +319,7 @@ pub enum Api {
 
 impl Api {
     /// The API over a catalog.
-    pub fn new(catalog: &Catalog) -> Api {
+    pub fn new(catalog: &ServedModels) -> Api {
         Api::Data(Box::new(Rendered::new(catalog)))
     }
 
@@ -343,9 +343,9 @@ impl Api {
         let mut body = Vec::new();
         match query::route("GET", raw_query, self) {
             Err(refused) => return refusal(&refused),
-            Ok(Route::Model(index)) => rendered.exact(index, &mut body),
+            Ok(Routed::Model(index)) => rendered.exact(index, &mut body),
             // Rendering clamps the page to the list, so the page past the end is the empty one.
-            Ok(Route::Page(list) | Route::PastEnd(list)) => rendered.list_page(&list, &mut body),
+            Ok(Routed::Page(list) | Routed::PastEnd(list)) => rendered.list_page(&list, &mut body),
         }
         Response { status: 200, body }
     }

@@ -18,7 +18,7 @@ use crate::manifest::{ManifestEntry, ManifestWriter, MANIFEST};
 use crate::netlify::{self, error_file};
 pub use crate::ownership::{check_replaceable, Replaceable};
 use crate::query::{self, list_file, model_file, ListQuery, Order, RouteTable, SortKey};
-use crate::records::Catalog;
+use crate::records::ServedModels;
 use crate::render::{error_body, to_json, ErrorCode, Rendered};
 use crate::{contract, Inputs};
 
@@ -38,7 +38,7 @@ pub enum SiteData<'a> {
         /// The accepted inputs.
         inputs: &'a Inputs,
         /// Their catalog.
-        catalog: &'a Catalog,
+        catalog: &'a ServedModels,
     },
     /// No accepted export: contract only, 503 elsewhere.
     Unavailable,
@@ -397,7 +397,7 @@ fn write_exact_answers(rendered: &Rendered, writer: &Writer<'_>) -> Result<Vec<M
 /// Every served model's demand and supply history (`get_demand_history`), in parallel.
 fn write_histories(
     inputs: &Inputs,
-    catalog: &Catalog,
+    catalog: &ServedModels,
     writer: &Writer<'_>,
 ) -> Result<Vec<ManifestEntry>> {
     let histories =

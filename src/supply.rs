@@ -80,7 +80,7 @@ pub struct Endpoint {
 
 /// One route of a collection.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Route {
+pub struct SupplyRoute {
     /// Exact public route ID (unique within its collection).
     pub route_id: String,
     /// The demand model the route serves.
@@ -104,7 +104,7 @@ pub struct Collection {
     /// Outcome.
     pub status: CollectionStatus,
     /// Routes (empty for a failed run).
-    pub routes: Vec<Route>,
+    pub routes: Vec<SupplyRoute>,
 }
 
 /// An accepted supply feed.
@@ -254,7 +254,7 @@ fn check_collection(p: &mut Problems, path: &str, raw: &Raw) -> Option<Collectio
     })
 }
 
-fn check_route(p: &mut Problems, path: &str, raw: &Raw) -> Option<Route> {
+fn check_route(p: &mut Problems, path: &str, raw: &Raw) -> Option<SupplyRoute> {
     let o = p.object(
         path,
         raw,
@@ -315,7 +315,7 @@ fn check_route(p: &mut Problems, path: &str, raw: &Raw) -> Option<Route> {
             .collect();
         checked.into_iter().collect::<Option<Vec<_>>>()
     });
-    Some(Route {
+    Some(SupplyRoute {
         route_id: route_id?,
         model_id: model_id?,
         route_type: route_type?,

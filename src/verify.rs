@@ -141,7 +141,7 @@ fn check_answers(dir: &Path, site: &Site, differences: &mut Vec<String>) -> Resu
         .find_map(|body| serde_json::from_slice(&body).ok())
         .unwrap_or_default();
     let state = published["freshness"]["state"].as_str().unwrap_or("stale");
-    let catalog = inputs.catalog(now_matching(&inputs.export, state));
+    let catalog = inputs.served_models(now_matching(&inputs.export, state));
     let api = Api::new(&catalog);
     let ids: Vec<String> = catalog.records.iter().map(|r| r.model_id.clone()).collect();
 

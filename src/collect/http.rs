@@ -122,14 +122,14 @@ impl std::borrow::Borrow<str> for RequestKind {
 
 /// A final answer: any status after retries, with its body.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Answer {
+pub struct SourceAnswer {
     /// HTTP status.
     pub status: u16,
     /// The body.
     pub body: Vec<u8>,
 }
 
-impl Answer {
+impl SourceAnswer {
     /// True for 2xx.
     pub fn ok(&self) -> bool {
         (200..300).contains(&self.status)
@@ -232,7 +232,7 @@ impl Client {
         url: &str,
         bearer: Option<&Secret>,
         headers: &[(&str, &str)],
-    ) -> Result<Answer, FetchError> {
+    ) -> Result<SourceAnswer, FetchError> {
         let bucket = bucket_of(kind);
         let mut tries = 0;
         let mut window_waits = 0;
@@ -377,7 +377,7 @@ impl Client {
             let attempt = body.map(|body| {
                 bump(&self.bytes, kind, body.len() as u64);
                 Attempt {
-                    answer: Answer { status, body },
+                    answer: SourceAnswer { status, body },
                     retry_after,
                     signals,
                 }
@@ -425,7 +425,7 @@ impl Client {
 
 /// One attempt's answer with what it said about the rate limits.
 struct Attempt {
-    answer: Answer,
+    answer: SourceAnswer,
     retry_after: Option<Duration>,
     signals: Signals,
 }

@@ -37,7 +37,7 @@ pub use self::error::{CollectError, RepoAt};
 use self::facts::Evidence;
 use self::http::{Client, RequestKind, Secret};
 use self::huggingface::Hub;
-use self::openrouter::{Catalog, CatalogJoin, DemandDay, SlugMatch};
+use self::openrouter::{CatalogJoin, DemandDay, OpenRouterCatalog, SlugMatch};
 use self::policy::Policy;
 use self::report::{CatalogStatus, RepositoryOutcome, RunOutcome, RunReport};
 pub use self::routes::CollectedRoute;
@@ -473,7 +473,7 @@ fn gather(plan: &Plan<'_>, client: &Client, run: &mut RunReport) -> Result<Colle
 /// learns of skipped entries, unmatched models and what became of each reviewed match.
 fn join_catalog<'a>(
     served: &'a BTreeSet<String>,
-    catalog: Option<&Catalog>,
+    catalog: Option<&OpenRouterCatalog>,
     policy: &Policy,
     run: &mut RunReport,
 ) -> BTreeMap<&'a str, CatalogJoin> {
@@ -687,7 +687,7 @@ fn fetch_catalog(
     client: &Client,
     base: &str,
     key: &Secret,
-) -> std::result::Result<Catalog, String> {
+) -> std::result::Result<OpenRouterCatalog, String> {
     let url = format!("{base}/api/v1/models?output_modalities=all");
     let answer = client
         .get(RequestKind::Catalog, &url, Some(key), &[])

@@ -168,7 +168,7 @@ pub struct SkippedEntry {
 
 /// The catalog as read: route candidates in catalog order, and the entries skipped.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Catalog {
+pub struct OpenRouterCatalog {
     /// Entries that may be routes.
     pub entries: Vec<CatalogEntry>,
     /// Aliases and entries whose ID breaks the ID rule.
@@ -179,14 +179,14 @@ pub struct Catalog {
 /// entry with an `alias_target`, and an ID that breaks the ID rule are skipped; a member of an
 /// unexpected type is unknown, never a failed catalog. `Err` only when there is no `data`
 /// list at all.
-pub fn read_catalog(body: &[u8]) -> Result<Catalog, String> {
+pub fn read_catalog(body: &[u8]) -> Result<OpenRouterCatalog, String> {
     let value: serde_json::Value =
         serde_json::from_slice(body).map_err(|e| format!("not JSON: {e}"))?;
     let list = value
         .get("data")
         .and_then(serde_json::Value::as_array)
         .ok_or("no data list")?;
-    let mut catalog = Catalog::default();
+    let mut catalog = OpenRouterCatalog::default();
     for (i, entry) in list.iter().enumerate() {
         let text = |name: &str| entry.get(name).and_then(|v| v.as_str()).map(str::to_string);
         // Seen as `{"name": …, "slug": …}`; a bare string is taken as the slug.

@@ -17,7 +17,7 @@ use crate::export::{Availability, Fact, FACTS};
 
 pub use super::changes::ChangedFact;
 use super::http::Client;
-use super::openrouter::{Catalog, FoldedRow, SlugMatch};
+use super::openrouter::{FoldedRow, OpenRouterCatalog, SlugMatch};
 pub use super::outcome::{CatalogStatus, RepositoryOutcome, RunOutcome};
 use super::policy::Policy;
 use super::routes::Routes;
@@ -283,7 +283,7 @@ impl RunReport {
     }
 
     /// The catalog as read: entries and the entries skipped.
-    pub fn record_catalog(&mut self, catalog: &Catalog) {
+    pub fn record_catalog(&mut self, catalog: &OpenRouterCatalog) {
         self.catalog = CatalogSection {
             status: CatalogStatus::Read,
             entries: catalog.entries.len() as u64,

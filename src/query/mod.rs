@@ -9,14 +9,14 @@
 use serde::Serialize;
 
 use crate::digest::sha256_hex;
-use crate::records::{Catalog, SortKeys};
+use crate::records::{ServedModels, SortKeys};
 
 mod encoding;
 mod route;
 
 use encoding::quoted;
 pub use encoding::{percent_decode, percent_decode_path, percent_encode, quote_value};
-pub use route::{route, Refusal, Route, RouteTable};
+pub use route::{route, Refusal, RouteTable, Routed};
 
 /// Smallest `limit`.
 pub const LIMIT_MIN: u64 = 1;
@@ -266,7 +266,7 @@ fn bounded_integer(name: &str, text: &str, min: u64, max: u64) -> Result<u64, Qu
 
 /// Indices of the catalog's records in list order: available keys first (ascending or
 /// descending), ties and the unavailable tail by model ID ascending, byte order.
-pub fn sorted_indices(catalog: &Catalog, sort: SortKey, order: Order) -> Vec<usize> {
+pub fn sorted_indices(catalog: &ServedModels, sort: SortKey, order: Order) -> Vec<usize> {
     let mut indices: Vec<usize> = (0..catalog.records.len()).collect();
     indices.sort_by(|&a, &b| {
         let (ka, kb) = (sort.of(&catalog.keys[a]), sort.of(&catalog.keys[b]));

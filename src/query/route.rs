@@ -22,7 +22,7 @@ pub trait RouteTable {
 
 /// A request of the models route that has an answer (status 200).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Route<M> {
+pub enum Routed<M> {
     /// One served model, as the table answers it.
     Model(M),
     /// A list page that exists: offset at most N.
@@ -51,7 +51,7 @@ pub fn route<'t, T: RouteTable>(
     method: &str,
     raw_query: &str,
     table: &'t T,
-) -> Result<Route<T::Model<'t>>, Refusal> {
+) -> Result<Routed<T::Model<'t>>, Refusal> {
     if method != "GET" && method != "HEAD" {
         return Err(Refusal::MethodNotAllowed);
     }
@@ -60,10 +60,10 @@ pub fn route<'t, T: RouteTable>(
     }
     match parse(raw_query).map_err(Refusal::Invalid)? {
         Request::Exact(model_id) => match table.model(&model_id) {
-            Some(model) => Ok(Route::Model(model)),
+            Some(model) => Ok(Routed::Model(model)),
             None => Err(Refusal::UnknownModel(model_id)),
         },
-        Request::List(list) if list.offset > table.total() => Ok(Route::PastEnd(list)),
-        Request::List(list) => Ok(Route::Page(list)),
+        Request::List(list) if list.offset > table.total() => Ok(Routed::PastEnd(list)),
+        Request::List(list) => Ok(Routed::Page(list)),
     }
 }

@@ -13,7 +13,7 @@ use crate::edge;
 use crate::error::{Error, Result};
 use crate::manifest::{Manifest, MANIFEST};
 use crate::netlify::{self, headers_for, CONFIG_FILES, MODELS_PATH, UNAVAILABLE_PATHS};
-use crate::query::{self, list_file, ListQuery, Route};
+use crate::query::{self, list_file, ListQuery, Routed};
 use crate::render::{self, error_body, ErrorCode, Response};
 use crate::site::{RoutingTable, ROUTES};
 
@@ -223,12 +223,12 @@ impl Site {
     fn models(&self, method: &str, raw_query: &str) -> Answer {
         match query::route(method, raw_query, &self.routes) {
             Err(refused) => from_response(render::refusal(&refused)),
-            Ok(Route::Model(key)) => self.file(key),
-            Ok(Route::Page(list) | Route::PastEnd(list)) if self.routes.edge.is_some() => {
+            Ok(Routed::Model(key)) => self.file(key),
+            Ok(Routed::Page(list) | Routed::PastEnd(list)) if self.routes.edge.is_some() => {
                 self.assembled(&list)
             }
-            Ok(Route::Page(list)) => self.file(&list_file(&list)),
-            Ok(Route::PastEnd(list)) => self.past_the_end(&list),
+            Ok(Routed::Page(list)) => self.file(&list_file(&list)),
+            Ok(Routed::PastEnd(list)) => self.past_the_end(&list),
         }
     }
 

@@ -88,7 +88,7 @@ fn default_calls_stay_within_budget_on_the_small_site_and_the_sample() {
     )
     .expect("the sample loads");
     let now = model_demand::parse_now("2026-11-21T12:00:00Z").expect("now");
-    let catalog = inputs.catalog(now);
+    let catalog = inputs.served_models(now);
     assert_eq!(catalog.records.len(), 56);
     let data = SiteData::Data {
         inputs: &inputs,

@@ -366,7 +366,7 @@ fn one_failing_endpoints_request_fails_only_its_route() {
     // The API then says that model alone is temporarily unavailable.
     let inputs = model_demand::load(&out.join("export.json"), Some(&out.join("supply.json")))
         .expect("accepted");
-    let catalog = inputs.catalog(model_demand::parse_now(sources::NOW).expect("now"));
+    let catalog = inputs.served_models(model_demand::parse_now(sources::NOW).expect("now"));
     for record in &catalog.records {
         let (state, reason) = (record.supply.state, record.supply.reason.as_deref());
         match record.model_id.as_str() {

@@ -31,7 +31,7 @@ use sources::run_with_report as run_with;
 fn supply_states(out: &Path) -> BTreeMap<String, (String, Option<String>, Option<u64>)> {
     let inputs = model_demand::load(&out.join("export.json"), Some(&out.join("supply.json")))
         .expect("the gate accepts what collect wrote");
-    let catalog = inputs.catalog(model_demand::parse_now(sources::NOW).expect("now"));
+    let catalog = inputs.served_models(model_demand::parse_now(sources::NOW).expect("now"));
     catalog
         .records
         .iter()
@@ -662,7 +662,7 @@ fn an_upper_case_permaslug_is_served_as_written_and_unpublishable_rows_go_into_o
     // What collect wrote is served under the ID as written, and only under it.
     let inputs = model_demand::load(&out.join("export.json"), Some(&out.join("supply.json")))
         .expect("accepted");
-    let catalog = inputs.catalog(model_demand::parse_now(sources::NOW).expect("now"));
+    let catalog = inputs.served_models(model_demand::parse_now(sources::NOW).expect("now"));
     let api = model_demand::render::Api::new(&catalog);
     let found = api.answer(&format!(
         "model_id={}",

@@ -39,7 +39,7 @@ fn paths(value: &Value, prefix: &str, out: &mut BTreeSet<String>) {
 
 fn served_paths(dir: &str, now: &str) -> BTreeSet<String> {
     let inputs = common::load_fixture(dir);
-    let catalog = inputs.catalog(model_demand::parse_now(now).expect("now"));
+    let catalog = inputs.served_models(model_demand::parse_now(now).expect("now"));
     let api = Api::new(&catalog);
     let mut out = BTreeSet::new();
     let mut queries = vec!["limit=100".to_string()];

@@ -768,7 +768,8 @@ fn every_list_answer_of_the_sample_assembles_to_the_full_layouts_bytes() {
         Some(&common::crate_path(model_demand::SAMPLE_SUPPLY)),
     )
     .expect("the sample is accepted");
-    let catalog = inputs.catalog(model_demand::parse_now("2026-11-21T12:00:00Z").expect("now"));
+    let catalog =
+        inputs.served_models(model_demand::parse_now("2026-11-21T12:00:00Z").expect("now"));
     let dir = tempfile::tempdir().expect("temp dir");
     let edge = dir.path().join("edge");
     site::build(

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 fn small_api(now: &str) -> Api {
     let inputs = common::load_fixture("tests/fixtures/small");
-    Api::new(&inputs.catalog(model_demand::parse_now(now).expect("now")))
+    Api::new(&inputs.served_models(model_demand::parse_now(now).expect("now")))
 }
 
 #[test]
@@ -44,8 +44,9 @@ fn every_expected_response_of_the_small_example_is_reproduced() {
 
 fn edge_record(model_id: &str) -> Value {
     let inputs = common::load_fixture("tests/fixtures/edge");
-    let api =
-        Api::new(&inputs.catalog(model_demand::parse_now("2026-10-05T12:00:00Z").expect("now")));
+    let api = Api::new(
+        &inputs.served_models(model_demand::parse_now("2026-10-05T12:00:00Z").expect("now")),
+    );
     let body: Value =
         serde_json::from_slice(&api.answer(&format!("model_id={model_id}")).body).expect("json");
     body["models"][0].clone()
@@ -54,7 +55,8 @@ fn edge_record(model_id: &str) -> Value {
 #[test]
 fn the_edge_example_states_its_reasons() {
     let inputs = common::load_fixture("tests/fixtures/edge");
-    let catalog = inputs.catalog(model_demand::parse_now("2026-10-05T12:00:00Z").expect("now"));
+    let catalog =
+        inputs.served_models(model_demand::parse_now("2026-10-05T12:00:00Z").expect("now"));
     // fresh_until is null: stale with the deadline unknown.
     assert_eq!(catalog.head.freshness.state, "stale");
     assert_eq!(catalog.head.freshness.reason, "freshness_deadline_unknown");

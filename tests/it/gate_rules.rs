@@ -543,7 +543,7 @@ fn a_route_that_failed_alone_is_accepted_and_its_model_alone_says_so() {
     std::fs::write(&path, supply.to_string()).expect("write");
     let export = common::crate_path("tests/fixtures/small/export.json");
     let inputs = model_demand::load(&export, Some(&path)).expect("accepted");
-    let catalog = inputs.catalog(model_demand::parse_now(common::SMALL_NOW).expect("now"));
+    let catalog = inputs.served_models(model_demand::parse_now(common::SMALL_NOW).expect("now"));
     let (_, before) = common::small();
     let failed_route = supply["collections"][latest]["routes"][0]["route_id"]
         .as_str()

@@ -19,7 +19,7 @@ fn compare(dir: &str, now: &str, with_supply: bool) -> usize {
         inputs = inputs.without_supply();
     }
     let accepted = model_demand::load(&inputs.export, inputs.supply.as_deref()).expect("accepted");
-    let catalog = accepted.catalog(model_demand::parse_now(now).expect("now"));
+    let catalog = accepted.served_models(model_demand::parse_now(now).expect("now"));
     let api = Api::new(&catalog);
     let mut queries = vec![
         String::new(),

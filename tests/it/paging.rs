@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use common::oracle::{Inputs, ORDERS, SORTS};
-use model_demand::records::Catalog;
+use model_demand::records::ServedModels;
 use model_demand::render::Api;
 use proptest::prelude::*;
 use serde_json::Value;
@@ -18,13 +18,13 @@ const FIXTURES: [(&str, &str); 2] = [
     ("tests/fixtures/edge", "2026-10-05T12:00:00Z"),
 ];
 
-fn catalogs() -> &'static Vec<Catalog> {
-    static CATALOGS: OnceLock<Vec<Catalog>> = OnceLock::new();
+fn catalogs() -> &'static Vec<ServedModels> {
+    static CATALOGS: OnceLock<Vec<ServedModels>> = OnceLock::new();
     CATALOGS.get_or_init(|| {
         FIXTURES
             .iter()
             .map(|(dir, now)| {
-                common::load_fixture(dir).catalog(model_demand::parse_now(now).expect("now"))
+                common::load_fixture(dir).served_models(model_demand::parse_now(now).expect("now"))
             })
             .collect()
     })

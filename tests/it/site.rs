@@ -433,7 +433,8 @@ fn a_site_built_from_the_sample_says_so_and_one_from_real_inputs_does_not() {
         Some(&common::crate_path(model_demand::SAMPLE_SUPPLY)),
     )
     .expect("the sample is accepted");
-    let catalog = inputs.catalog(model_demand::parse_now("2026-11-21T12:00:00Z").expect("now"));
+    let catalog =
+        inputs.served_models(model_demand::parse_now("2026-11-21T12:00:00Z").expect("now"));
     assert!(catalog.sample);
     let sample = dir.path().join("sample");
     site::build(

@@ -100,7 +100,8 @@ fn a_stale_build_verifies() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let out = tmp.path().join("out");
     let inputs = common::load_fixture("tests/fixtures/small");
-    let catalog = inputs.catalog(model_demand::parse_now("2027-01-01T00:00:00Z").expect("now"));
+    let catalog =
+        inputs.served_models(model_demand::parse_now("2027-01-01T00:00:00Z").expect("now"));
     assert_eq!(catalog.head.freshness.state, "stale");
     let data = SiteData::Data {
         inputs: &inputs,

@@ -16,7 +16,7 @@ pub mod tools;
 
 use std::path::{Path, PathBuf};
 
-use model_demand::records::Catalog;
+use model_demand::records::ServedModels;
 use model_demand::site::{self, BuildOptions, BuildReport, SiteData};
 use model_demand::Inputs;
 
@@ -36,10 +36,10 @@ pub fn load_fixture(dir: &str) -> Inputs {
 }
 
 /// The small fixture's inputs and catalog at [`SMALL_NOW`].
-pub fn small() -> (Inputs, Catalog) {
+pub fn small() -> (Inputs, ServedModels) {
     let inputs = load_fixture("tests/fixtures/small");
     let now = model_demand::parse_now(SMALL_NOW).expect("valid now");
-    let catalog = inputs.catalog(now);
+    let catalog = inputs.served_models(now);
     (inputs, catalog)
 }
 
@@ -68,7 +68,7 @@ pub fn build_small_as(out: &Path, layout: model_demand::edge::Layout) -> BuildRe
 /// 2026-11-25): `acme/beta-8b` becomes `acme/Beta-8B` and `oldco/delta-v2` becomes
 /// `acme/beta-8b`, in the export and the supply feed alike. Returns the accepted inputs and
 /// the catalog at [`SMALL_NOW`].
-pub fn small_in_two_cases() -> (Inputs, Catalog) {
+pub fn small_in_two_cases() -> (Inputs, ServedModels) {
     let dir = tempfile::tempdir().expect("temp dir");
     for name in ["export.json", "supply.json"] {
         let text = std::fs::read_to_string(crate_path(&format!("tests/fixtures/small/{name}")))
@@ -85,7 +85,7 @@ pub fn small_in_two_cases() -> (Inputs, Catalog) {
     )
     .expect("IDs that differ only in case are accepted");
     let now = model_demand::parse_now(SMALL_NOW).expect("valid now");
-    let catalog = inputs.catalog(now);
+    let catalog = inputs.served_models(now);
     (inputs, catalog)
 }
 
