@@ -6,20 +6,20 @@ use std::str::FromStr;
 use rust_decimal::Decimal;
 
 /// Fractional digits kept for every fraction, ratio and percentage-point value.
-pub const RATIO_DIGITS: usize = 12;
+pub(crate) const RATIO_DIGITS: usize = 12;
 
 /// Largest number of digits a supply decimal may have before its point.
-pub const SUPPLY_INTEGER_DIGITS: usize = 15;
+pub(crate) const SUPPLY_INTEGER_DIGITS: usize = 15;
 /// Largest number of significant digits (trailing zeros ignored) a supply decimal may have
 /// after its point. With [`SUPPLY_INTEGER_DIGITS`] this keeps every median exact in a 96-bit
 /// decimal: a sum of two values stays below 2·10^27 units of 10^-12, and halving it adds one
 /// digit.
-pub const SUPPLY_FRACTION_DIGITS: usize = 12;
+pub(crate) const SUPPLY_FRACTION_DIGITS: usize = 12;
 
 /// True when `text` is a number as JSON writes one (RFC 8259 §6): an optional leading minus,
 /// digits without a leading zero, an optional point with digits, an optional exponent. The one
 /// form the sources' decimal strings may take: no `+`, no underscores, no spaces, no `.5`.
-pub fn is_json_number(text: &str) -> bool {
+pub(crate) fn is_json_number(text: &str) -> bool {
     let rest = text.strip_prefix('-').unwrap_or(text);
     let digits = |s: &str| s.bytes().take_while(u8::is_ascii_digit).count();
     let whole = digits(rest);
@@ -45,7 +45,7 @@ pub fn is_json_number(text: &str) -> bool {
 /// Parses a canonical non-negative integer string (`^(0|[1-9][0-9]*)$`).
 ///
 /// Returns `None` for anything else, including values that do not fit in `u128`.
-pub fn parse_canonical_uint(text: &str) -> Option<u128> {
+pub(crate) fn parse_canonical_uint(text: &str) -> Option<u128> {
     let bytes = text.as_bytes();
     if bytes.is_empty() || !bytes.iter().all(u8::is_ascii_digit) {
         return None;
@@ -66,7 +66,7 @@ pub fn parse_canonical_uint(text: &str) -> Option<u128> {
 ///
 /// Panics when `denominator` is not positive; callers divide by market totals and shares that
 /// are known to be positive.
-pub fn ratio(numerator: i128, denominator: i128) -> String {
+pub(crate) fn ratio(numerator: i128, denominator: i128) -> String {
     assert!(denominator > 0, "ratio needs a positive denominator");
     let negative = numerator < 0;
     let n = numerator.unsigned_abs();
@@ -125,7 +125,7 @@ pub fn ratio(numerator: i128, denominator: i128) -> String {
 
 /// Why a supply decimal string was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DecimalError {
+pub(crate) enum DecimalError {
     /// Not of the form `^(0|[1-9][0-9]*)(\.[0-9]+)?$`.
     Form,
     /// More digits than the exact median arithmetic holds.
@@ -133,7 +133,7 @@ pub enum DecimalError {
 }
 
 /// Parses a supply decimal string exactly.
-pub fn parse_supply_decimal(text: &str) -> Result<Decimal, DecimalError> {
+pub(crate) fn parse_supply_decimal(text: &str) -> Result<Decimal, DecimalError> {
     let (whole, fraction) = match text.split_once('.') {
         Some((whole, fraction)) => (whole, Some(fraction)),
         None => (text, None),
@@ -164,7 +164,7 @@ fn is_digits(text: &str) -> bool {
 
 /// The exact median of `values` (mean of the two middle values for an even count), or `None`
 /// for an empty list. Values must come from [`parse_supply_decimal`], which keeps this exact.
-pub fn median(values: &mut [Decimal]) -> Option<Decimal> {
+pub(crate) fn median(values: &mut [Decimal]) -> Option<Decimal> {
     if values.is_empty() {
         return None;
     }
@@ -179,7 +179,7 @@ pub fn median(values: &mut [Decimal]) -> Option<Decimal> {
 
 /// Writes a decimal in plain normal form: `"363.40"` becomes `"363.4"`, `"1007.0"` becomes
 /// `"1007"`, zero is `"0"`.
-pub fn plain(value: Decimal) -> String {
+pub(crate) fn plain(value: Decimal) -> String {
     value.normalize().to_string()
 }
 

@@ -9,7 +9,7 @@ use crate::supply::RouteType;
 
 /// JSON type of a field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// A JSON string.
     String,
     /// A JSON integer.
@@ -24,7 +24,7 @@ pub enum Kind {
 
 impl Kind {
     /// The JSON Schema type name.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Kind::String => "string",
             Kind::Integer => "integer",
@@ -37,7 +37,7 @@ impl Kind {
 
 /// What values a field may take beyond its type.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Rule {
+pub(crate) enum Rule {
     /// Any value of the type.
     Any,
     /// One of these strings.
@@ -50,7 +50,7 @@ pub enum Rule {
 
 /// One field of a response.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Field {
+pub(crate) struct Field {
     /// Path such as `models[].facts.total_parameters.value` (`[]` marks array items).
     pub path: String,
     /// JSON type.
@@ -66,23 +66,23 @@ pub struct Field {
 }
 
 /// A canonical non-negative integer string.
-pub const INTEGER_STRING: &str = "^(0|[1-9][0-9]*)$";
+pub(crate) const INTEGER_STRING: &str = "^(0|[1-9][0-9]*)$";
 /// A plain non-negative decimal string (no exponent, no trailing fractional zeros).
-pub const DECIMAL_STRING: &str = "^(0|[1-9][0-9]*)(\\.[0-9]*[1-9])?$";
+pub(crate) const DECIMAL_STRING: &str = "^(0|[1-9][0-9]*)(\\.[0-9]*[1-9])?$";
 /// A plain decimal string that may be negative.
-pub const SIGNED_DECIMAL_STRING: &str = "^-?(0|[1-9][0-9]*)(\\.[0-9]*[1-9])?$";
+pub(crate) const SIGNED_DECIMAL_STRING: &str = "^-?(0|[1-9][0-9]*)(\\.[0-9]*[1-9])?$";
 /// A UTC timestamp `YYYY-MM-DDTHH:MM:SSZ`.
-pub const TIMESTAMP: &str = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$";
+pub(crate) const TIMESTAMP: &str = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$";
 /// A calendar date `YYYY-MM-DD`.
-pub const DATE: &str = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$";
+pub(crate) const DATE: &str = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$";
 /// A model, release or route ID.
-pub const MODEL_ID: &str = "^[A-Za-z0-9][A-Za-z0-9._:/-]*$";
+pub(crate) const MODEL_ID: &str = "^[A-Za-z0-9][A-Za-z0-9._:/-]*$";
 /// A reason code.
-pub const REASON_CODE: &str = "^[a-z][a-z0-9_]*$";
+pub(crate) const REASON_CODE: &str = "^[a-z][a-z0-9_]*$";
 /// A name token (architecture, format).
-pub const NAME_TOKEN: &str = "^[a-z0-9][a-z0-9_.-]*$";
+pub(crate) const NAME_TOKEN: &str = "^[a-z0-9][a-z0-9_.-]*$";
 /// An https URL.
-pub const HTTPS_URL: &str = "^https://[^\\s]+$";
+pub(crate) const HTTPS_URL: &str = "^https://[^\\s]+$";
 
 /// Builds the field list.
 struct Table {
@@ -188,7 +188,7 @@ fn codes(list: &[&'static str]) -> Rule {
 }
 
 /// Every field of the model response (spec 2.1 to 2.6), parents before children.
-pub fn model_response_fields() -> Vec<Field> {
+pub(crate) fn model_response_fields() -> Vec<Field> {
     let mut t = Table { fields: Vec::new() };
     let ts = || Rule::Pattern(TIMESTAMP);
     t.add(
@@ -701,7 +701,7 @@ fn supply_fields(t: &mut Table, s: &str) {
 }
 
 /// The fields of an error response.
-pub fn error_fields() -> Vec<Field> {
+pub(crate) fn error_fields() -> Vec<Field> {
     let codes: Vec<&'static str> = crate::render::ErrorCode::ALL
         .iter()
         .map(|c| c.as_str())

@@ -30,18 +30,6 @@ pub enum Raw {
 }
 
 impl Raw {
-    /// The JSON type name used in problem messages.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Raw::Null => "null",
-            Raw::Bool(_) => "a boolean",
-            Raw::Number(_) => "a number",
-            Raw::String(_) => "a string",
-            Raw::Array(_) => "an array",
-            Raw::Object(_) => "an object",
-        }
-    }
-
     /// A short rendering of the value for messages (`got "-5"`), cut to stay readable.
     pub fn describe(&self) -> String {
         let text = match self {

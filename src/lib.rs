@@ -4,25 +4,30 @@
 //! Data flows one way: export (+ supply) → [`load`] (the gate) → [`records::derive`] →
 //! [`render`] → site → CDN rules; the preview server reads the written site.
 
+// A `pub` item no one outside can name, or a public item without its doc, is an error in CI
+// (clippy runs with `-D warnings`): modules the binary, benches and tests do not use are
+// private, so that the compiler sees their dead code.
+#![warn(unreachable_pub, missing_docs)]
+
 pub mod catalogue;
 pub mod cli;
 pub mod collect;
 pub mod commands;
 pub mod contract;
-pub mod decimal;
-pub mod digest;
+mod decimal;
+mod digest;
 pub mod docs;
 pub mod edge;
 pub mod error;
 pub mod export;
-pub mod fields;
+mod fields;
 pub mod history;
 pub mod json;
 pub mod llms;
 pub mod manifest;
-pub mod mcp;
+mod mcp;
 pub mod netlify;
-pub mod ownership;
+mod ownership;
 pub mod projection;
 pub mod query;
 pub mod records;
@@ -30,7 +35,7 @@ pub mod render;
 pub mod sample;
 pub mod serve;
 pub mod site;
-pub mod sources;
+mod sources;
 pub mod supply;
 pub mod validate;
 pub mod verify;

@@ -3,7 +3,7 @@
 
 /// A public data source named by the contract document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SourceInfo {
+pub(crate) struct SourceInfo {
     /// Display name.
     pub name: &'static str,
     /// Public URL of the data.
@@ -17,7 +17,7 @@ pub struct SourceInfo {
 }
 
 /// The demand source: OpenRouter's public daily rankings.
-pub const DEMAND_SOURCE: SourceInfo = SourceInfo {
+pub(crate) const DEMAND_SOURCE: SourceInfo = SourceInfo {
     name: "OpenRouter",
     url: "https://openrouter.ai/rankings",
     terms_url: "https://openrouter.ai/terms",
@@ -31,7 +31,7 @@ given in source.attribution (CC BY 4.0).",
 };
 
 /// The model-repository source: Hugging Face model repositories, pinned by commit.
-pub const MODEL_SOURCE: SourceInfo = SourceInfo {
+pub(crate) const MODEL_SOURCE: SourceInfo = SourceInfo {
     name: "Hugging Face",
     url: "https://huggingface.co",
     terms_url: "https://huggingface.co/terms-of-service",

@@ -46,7 +46,7 @@ fn pinned_commit<'a>(url: &'a str, repository: &str) -> Option<&'a str> {
 /// The facts of `model_id` that differ between the previous export and this run, when this
 /// run read `repository` at `commit` and the previous facts pin that same commit. A fact of the
 /// smallest quantization is compared only when both pin the same evidence (its own URL).
-pub fn changed_facts(
+pub(super) fn changed_facts(
     model_id: &str,
     repository: &str,
     commit: &str,

@@ -26,7 +26,7 @@ const SEQUENCE_LENGTH: usize = FactName::CalculationSequenceLength.index();
 const SIZE_FACTS: [usize; 4] = [TOTAL, ACTIVE, BASE_BYTES, BF16_BYTES];
 
 /// The same state and reason on all twelve facts.
-pub fn all(state: Availability, reason: &str) -> Vec<Fact> {
+pub(super) fn all(state: Availability, reason: &str) -> Vec<Fact> {
     (0..FACTS.len()).map(|_| missing(state, reason)).collect()
 }
 
@@ -50,7 +50,7 @@ fn available(value: String, source_url: String) -> Fact {
 
 /// What the facts of a release came to: computed, refused, or evidence that could not be had.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Evidence {
+pub(super) enum Evidence {
     /// The twelve facts, from the repository's files.
     Facts {
         /// The facts, in [`FACTS`] order.
@@ -70,7 +70,7 @@ pub enum Evidence {
 }
 
 /// Facts of a model without a Hugging Face repository: closed when the policy says so.
-pub fn without_repository(model_id: &str, policy: &Policy) -> Vec<Fact> {
+pub(super) fn without_repository(model_id: &str, policy: &Policy) -> Vec<Fact> {
     if policy.closed(model_id).is_some() {
         all(Availability::NotAvailable, "closed_weights")
     } else {
@@ -102,7 +102,7 @@ fn failed(error: &HubError) -> Evidence {
 
 /// Computes the twelve facts of the repository `repo` at its current commit, with the
 /// policy's reference `defaults`.
-pub fn from_repository(hub: &Hub<'_>, repo: &str, defaults: &[ConfigDefault]) -> Evidence {
+pub(super) fn from_repository(hub: &Hub<'_>, repo: &str, defaults: &[ConfigDefault]) -> Evidence {
     match hub.info(repo, None) {
         Ok(info) => from_info(hub, &info, defaults),
         Err(e) => failed(&e),
@@ -110,7 +110,7 @@ pub fn from_repository(hub: &Hub<'_>, repo: &str, defaults: &[ConfigDefault]) ->
 }
 
 /// Computes the twelve facts of a repository pinned to a commit (its model info).
-pub fn from_info(hub: &Hub<'_>, info: &RepoInfo, defaults: &[ConfigDefault]) -> Evidence {
+pub(super) fn from_info(hub: &Hub<'_>, info: &RepoInfo, defaults: &[ConfigDefault]) -> Evidence {
     let config_bytes = match hub.file(info, "config.json") {
         Ok(bytes) => bytes,
         Err(e) => return failed(&e),

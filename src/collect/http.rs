@@ -187,7 +187,7 @@ pub struct Client {
 
 impl Client {
     /// A client whose first retry waits `retry_base` (doubling after each attempt) unless the
-    /// source says how long with `Retry-After`, waiting at most [`WAIT_BUDGET`] in all for
+    /// source says how long with `Retry-After`, waiting at most `ratelimit::WAIT_BUDGET` in all for
     /// rate-limit windows, silently.
     pub fn new(retry_base: Duration) -> Client {
         Client::with_pacing(retry_base, WAIT_BUDGET, false)

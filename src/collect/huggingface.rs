@@ -15,15 +15,15 @@ use super::http::{Client, RequestKind, Secret};
 use super::safetensors::{self, Tensor, FIRST_RANGE_BYTES};
 
 /// The public host named in every `source_url`, whatever `--huggingface-url` is.
-pub const PUBLIC_HOST: &str = "https://huggingface.co";
+pub(super) const PUBLIC_HOST: &str = "https://huggingface.co";
 /// The index file naming a sharded checkpoint's files.
-pub const INDEX_FILE: &str = "model.safetensors.index.json";
+pub(super) const INDEX_FILE: &str = "model.safetensors.index.json";
 /// The single-file checkpoint.
-pub const SINGLE_FILE: &str = "model.safetensors";
+pub(super) const SINGLE_FILE: &str = "model.safetensors";
 
 /// Why evidence could not be had.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HubError {
+pub(super) enum HubError {
     /// 401, 403 or 404: gated, private or gone.
     Denied(u16),
     /// 5xx or timeouts after retries, or another unexpected status: try again another night.
@@ -34,7 +34,7 @@ pub enum HubError {
 
 /// A repository pinned to one commit.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RepoInfo {
+pub(super) struct RepoInfo {
     /// The repository ID after redirects (a renamed repository answers with its new ID).
     pub id: String,
     /// The commit every file is read at.
@@ -45,7 +45,7 @@ pub struct RepoInfo {
 
 /// One file of a repository listing.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct Sibling {
+pub(super) struct Sibling {
     /// Repository-relative path.
     pub rfilename: String,
     /// Size in bytes (with `?blobs=true`).
@@ -58,7 +58,7 @@ pub struct Sibling {
 
 /// LFS details of a sibling.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct LfsInfo {
+pub(super) struct LfsInfo {
     /// The file's size.
     #[serde(default)]
     pub size: Option<u64>,
@@ -66,7 +66,7 @@ pub struct LfsInfo {
 
 impl Sibling {
     /// The file's size: the LFS size for an LFS file, else the listed size.
-    pub fn bytes(&self) -> Option<u64> {
+    pub(super) fn bytes(&self) -> Option<u64> {
         self.lfs.as_ref().and_then(|l| l.size).or(self.size)
     }
 }
@@ -85,7 +85,7 @@ struct RawChild {
 }
 
 /// The Hugging Face side of one run.
-pub struct Hub<'a> {
+pub(super) struct Hub<'a> {
     client: &'a Client,
     base: String,
     token: Option<&'a Secret>,
@@ -97,7 +97,7 @@ pub struct Hub<'a> {
 
 impl<'a> Hub<'a> {
     /// A hub reader at `base` (normally the public host), with an optional token and cache.
-    pub fn new(
+    pub(super) fn new(
         client: &'a Client,
         base: &str,
         token: Option<&'a Secret>,
@@ -134,7 +134,7 @@ impl<'a> Hub<'a> {
 
     /// Model info with file sizes, pinned to the current commit, or to `revision` (a commit
     /// SHA, full or abbreviated: the answer's commit must begin with it).
-    pub fn info(&self, repo: &str, revision: Option<&str>) -> Result<RepoInfo, HubError> {
+    pub(super) fn info(&self, repo: &str, revision: Option<&str>) -> Result<RepoInfo, HubError> {
         let path = match revision {
             None => format!("/api/models/{repo}?blobs=true"),
             Some(rev) => format!("/api/models/{repo}/revision/{rev}?blobs=true"),
@@ -164,7 +164,7 @@ impl<'a> Hub<'a> {
     }
 
     /// A whole (small) file at a commit, from the cache when it is there.
-    pub fn file(&self, repo: &RepoInfo, file: &str) -> Result<Vec<u8>, HubError> {
+    pub(super) fn file(&self, repo: &RepoInfo, file: &str) -> Result<Vec<u8>, HubError> {
         let key = resolve_path(repo, file);
         let remembered = self
             .read
@@ -189,7 +189,7 @@ impl<'a> Hub<'a> {
 
     /// The tensors of a safetensors file at a commit, read from its header with Range requests
     /// (`bytes=0-100000`, then the rest of the header when it is longer).
-    pub fn header(&self, repo: &RepoInfo, file: &str) -> Result<Vec<Tensor>, HubError> {
+    pub(super) fn header(&self, repo: &RepoInfo, file: &str) -> Result<Vec<Tensor>, HubError> {
         let key = format!("{file}.header");
         let parse = |json: &[u8]| {
             safetensors::parse_header(json).map_err(|e| HubError::Broken(format!("{file}: {e}")))
@@ -223,7 +223,7 @@ impl<'a> Hub<'a> {
     }
 
     /// The same author's repositories tagged as quantizations of `repo`, sorted by ID.
-    pub fn quantized_children(&self, repo: &str) -> Result<Vec<String>, HubError> {
+    pub(super) fn quantized_children(&self, repo: &str) -> Result<Vec<String>, HubError> {
         let author = repo.split('/').next().unwrap_or(repo);
         let path = format!(
             "/api/models?author={}&filter=base_model:quantized:{repo}&limit=100",
@@ -282,18 +282,18 @@ fn resolve_path(repo: &RepoInfo, file: &str) -> String {
 }
 
 /// A pinned evidence URL for a file: `https://huggingface.co/{repo}/blob/{sha}/{file}`.
-pub fn blob_url(repo: &RepoInfo, file: &str) -> String {
+pub(super) fn blob_url(repo: &RepoInfo, file: &str) -> String {
     format!("{PUBLIC_HOST}/{}/blob/{}/{file}", repo.id, repo.sha)
 }
 
 /// A pinned evidence URL for the file listing: `https://huggingface.co/{repo}/tree/{sha}`.
-pub fn tree_url(repo: &RepoInfo) -> String {
+pub(super) fn tree_url(repo: &RepoInfo) -> String {
     format!("{PUBLIC_HOST}/{}/tree/{}", repo.id, repo.sha)
 }
 
 /// One path component from arbitrary text: ASCII letters, digits, `.`, `_` and `-` kept, every
 /// other byte written as `%XX`, and a leading `.` escaped so `.` and `..` cannot occur.
-pub fn safe_component(text: &str) -> String {
+pub(super) fn safe_component(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for (i, b) in text.bytes().enumerate() {
         let keep = b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || (b == b'.' && i > 0);
@@ -312,7 +312,7 @@ pub fn safe_component(text: &str) -> String {
 /// The checkpoint's files (DESIGN §10): the root-level files the index names, else the single
 /// root `model.safetensors`; `None` when there is no safetensors checkpoint. The index's bytes
 /// are read through `index` only when the listing has one.
-pub fn checkpoint_files(
+pub(super) fn checkpoint_files(
     info: &RepoInfo,
     index: impl FnOnce() -> Result<Vec<u8>, HubError>,
 ) -> Result<Option<(String, Vec<String>)>, HubError> {

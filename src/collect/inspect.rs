@@ -20,7 +20,7 @@ use super::policy;
 
 /// What `facts` needs.
 #[derive(Debug, Clone)]
-pub struct FactsOptions {
+pub(crate) struct FactsOptions {
     /// The repository, `owner/name`.
     pub repo: String,
     /// A commit SHA (7 to 40 hex digits) instead of the current commit.
@@ -39,7 +39,7 @@ pub struct FactsOptions {
 
 /// The twelve facts of one repository at one commit.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RepositoryFacts {
+pub(crate) struct RepositoryFacts {
     /// The repository as the source names it (after a rename's redirect).
     pub repository: String,
     /// The commit the facts are pinned to.
@@ -61,7 +61,7 @@ fn is_repository(text: &str) -> bool {
 
 /// The facts of the repository the options name, or why there are none: a repository that
 /// does not exist, is gated or private, or could not be read is an error (exit 1).
-pub fn repository_facts(options: &FactsOptions) -> Result<RepositoryFacts> {
+pub(crate) fn repository_facts(options: &FactsOptions) -> Result<RepositoryFacts> {
     if !is_repository(&options.repo) {
         return Err(Error::Usage(format!(
             "REPO must be a Hugging Face repository as owner/name, got {:?}",
@@ -132,7 +132,7 @@ fn refused(options: &FactsOptions, error: HubError) -> Error {
 impl RepositoryFacts {
     /// The facts as JSON: the repository, the commit, and each fact by name with its value,
     /// unit, state, reason and `source_url` (the members the export gives, and the unit).
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         let mut members = Map::new();
         for (spec, fact) in FACTS.iter().zip(&self.facts) {
             members.insert(
@@ -155,7 +155,7 @@ impl RepositoryFacts {
 
     /// The facts as a table for a person: one line per fact (name, value, unit, state,
     /// reason), then the evidence each source URL pins.
-    pub fn to_table(&self) -> String {
+    pub(crate) fn to_table(&self) -> String {
         let mut rows: Vec<[String; 5]> = vec![[
             "fact".into(),
             "value".into(),

@@ -4,20 +4,20 @@
 //! A front stage: its only output is the two input files, which re-enter through the same gate
 //! as any other input. Nothing after it talks to the network.
 
-pub mod changes;
-pub mod config;
+mod changes;
+mod config;
 mod error;
-pub mod facts;
+mod facts;
 pub mod http;
-pub mod huggingface;
-pub mod inspect;
-pub mod openrouter;
+mod huggingface;
+pub(crate) mod inspect;
+mod openrouter;
 mod outcome;
-pub mod policy;
-pub mod ratelimit;
+pub(crate) mod policy;
+mod ratelimit;
 mod redirect;
 pub mod report;
-pub mod routes;
+mod routes;
 pub mod safetensors;
 mod write;
 

@@ -15,11 +15,11 @@ use time::Date;
 use crate::supply::RouteType;
 
 /// The reserved permaslug of the aggregated long tail.
-pub const OTHER: &str = "other";
+pub(super) const OTHER: &str = "other";
 
 /// `GET /api/v1/datasets/rankings-daily`.
 #[derive(Debug, Deserialize)]
-pub struct RankingsResponse {
+pub(super) struct RankingsResponse {
     /// One row per (date, permaslug), `other` last within its date.
     pub data: Vec<RankingRow>,
     /// When the snapshot was taken, and the dates it covers.
@@ -28,7 +28,7 @@ pub struct RankingsResponse {
 
 /// One row of rankings-daily.
 #[derive(Debug, Deserialize)]
-pub struct RankingRow {
+pub(super) struct RankingRow {
     /// `YYYY-MM-DD`.
     pub date: String,
     /// The model's permaslug, variant suffix included, or `other`.
@@ -40,7 +40,7 @@ pub struct RankingRow {
 /// A token count as sent: a decimal string, or a JSON integer.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
-pub enum TokenCount {
+pub(super) enum TokenCount {
     /// `"123"`
     Text(String),
     /// `123`
@@ -49,14 +49,14 @@ pub enum TokenCount {
 
 /// `meta` of rankings-daily.
 #[derive(Debug, Deserialize)]
-pub struct RankingsMeta {
+pub(super) struct RankingsMeta {
     /// RFC 3339 instant of the snapshot, published verbatim in the attribution.
     pub as_of: String,
 }
 
 /// One delivered day, as the export writes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DemandDay {
+pub(super) struct DemandDay {
     /// The date.
     pub date: Date,
     /// The `other` row's total; `"0"` when the day has rows but no `other` row.
@@ -84,7 +84,7 @@ pub struct FoldedRow {
 
 /// The delivered days, and the rows folded into their day's `other` bucket.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Demand {
+pub(super) struct Demand {
     /// One entry per delivered date, in date order.
     pub days: Vec<DemandDay>,
     /// Rows whose permaslug is no publishable ID, in source order.
@@ -97,7 +97,7 @@ pub struct Demand {
 /// them before ranking. A row whose permaslug is no ID is folded into its day's `other`
 /// bucket, never a reason to lose the night. A malformed date or token count is an error
 /// naming the row.
-pub fn demand_days(rows: &[RankingRow], start: Date, end: Date) -> Result<Demand, String> {
+pub(super) fn demand_days(rows: &[RankingRow], start: Date, end: Date) -> Result<Demand, String> {
     // Per date: the `other` total when its row came, and the model rows.
     type Parts = (Option<u128>, Vec<(String, u128)>);
     let mut days: BTreeMap<Date, Parts> = BTreeMap::new();
@@ -179,7 +179,7 @@ pub struct OpenRouterCatalog {
 /// entry with an `alias_target`, and an ID that breaks the ID rule are skipped; a member of an
 /// unexpected type is unknown, never a failed catalog. `Err` only when there is no `data`
 /// list at all.
-pub fn read_catalog(body: &[u8]) -> Result<OpenRouterCatalog, String> {
+pub(super) fn read_catalog(body: &[u8]) -> Result<OpenRouterCatalog, String> {
     let value: serde_json::Value =
         serde_json::from_slice(body).map_err(|e| format!("not JSON: {e}"))?;
     let list = value
@@ -228,18 +228,18 @@ pub fn read_catalog(body: &[u8]) -> Result<OpenRouterCatalog, String> {
 }
 
 /// The `:variant` suffix of an ID (text after the first `:`), if any.
-pub fn variant(id: &str) -> Option<&str> {
+pub(super) fn variant(id: &str) -> Option<&str> {
     id.split_once(':').map(|(_, v)| v)
 }
 
 /// The release ID: the model ID without its `:variant` suffix.
-pub fn release_id(model_id: &str) -> &str {
+pub(super) fn release_id(model_id: &str) -> &str {
     model_id.split_once(':').map_or(model_id, |(base, _)| base)
 }
 
 /// A demand model's place in the catalog.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct CatalogJoin {
+pub(super) struct CatalogJoin {
     /// Catalog IDs of the model's route entries, in catalog order.
     pub route_ids: Vec<String>,
     /// The release's Hugging Face repository, when the catalog names one.
@@ -254,7 +254,7 @@ pub struct CatalogJoin {
 /// gives one); route entries carry the model's variant suffix; the repository is the non-empty
 /// `hugging_face_id` of the release's suffix-less entry, else the first non-empty one among
 /// the release's entries.
-pub fn join(model_id: &str, catalog: &[CatalogEntry], slug: Option<&str>) -> CatalogJoin {
+pub(super) fn join(model_id: &str, catalog: &[CatalogEntry], slug: Option<&str>) -> CatalogJoin {
     let release = slug.unwrap_or_else(|| release_id(model_id));
     let suffix = variant(model_id);
     let entries: Vec<&CatalogEntry> = catalog
@@ -299,7 +299,7 @@ pub enum SlugMatch<'a> {
 }
 
 /// The slug `release` joins, among the catalog's distinct `slugs` (see [`SlugMatch`]).
-pub fn match_slug<'a>(release: &str, slugs: &BTreeSet<&'a str>) -> SlugMatch<'a> {
+pub(super) fn match_slug<'a>(release: &str, slugs: &BTreeSet<&'a str>) -> SlugMatch<'a> {
     if slugs.contains(release) {
         return SlugMatch::AsWritten;
     }
@@ -316,7 +316,7 @@ pub fn match_slug<'a>(release: &str, slugs: &BTreeSet<&'a str>) -> SlugMatch<'a>
 }
 
 /// The route type a catalog ID's suffix names.
-pub fn route_type(route_id: &str) -> RouteType {
+pub(super) fn route_type(route_id: &str) -> RouteType {
     match variant(route_id) {
         Some("free") => RouteType::Free,
         Some("batch") => RouteType::Batch,
@@ -413,7 +413,7 @@ impl Read {
 /// Reads a route's `GET /api/v1/models/{author}/{slug}/endpoints` answer entry by entry and
 /// member by member (DESIGN §9). `Err` (the route failed) only when the body is not JSON or
 /// has no `data.endpoints` list; no single member can fail a route.
-pub fn read_endpoints(body: &[u8]) -> Result<(Vec<SupplyEndpoint>, EndpointTally), String> {
+pub(super) fn read_endpoints(body: &[u8]) -> Result<(Vec<SupplyEndpoint>, EndpointTally), String> {
     let value: serde_json::Value =
         serde_json::from_slice(body).map_err(|_| "a body that is not JSON".to_string())?;
     let list = value
@@ -433,7 +433,7 @@ pub fn read_endpoints(body: &[u8]) -> Result<(Vec<SupplyEndpoint>, EndpointTally
 /// null, of an unexpected type, or outside supply v1's bounds (a negative "variable" price,
 /// past the digit bounds, uptime over 100) is null: unknown, never a made-up number. A number
 /// sent as a decimal string is read as that number.
-pub fn supply_endpoint(
+pub(super) fn supply_endpoint(
     raw: &serde_json::Value,
     tally: &mut EndpointTally,
 ) -> Option<SupplyEndpoint> {

@@ -8,9 +8,9 @@ use crate::json::{index_path, Problems, Raw};
 use crate::validate::{self, Timestamp};
 
 /// The policy's schema version.
-pub const POLICY_SCHEMA_VERSION: &str = "model-demand.policy.v1";
+pub(crate) const POLICY_SCHEMA_VERSION: &str = "model-demand.policy.v1";
 /// Where the policy lives unless `--policy` says otherwise.
-pub const DEFAULT_POLICY: &str = "data/policy.json";
+pub(crate) const DEFAULT_POLICY: &str = "data/policy.json";
 /// The most hours an export may call itself fresh (a year); more is surely a typo.
 const MAX_FRESH_FOR_HOURS: u128 = 8784;
 
@@ -87,14 +87,14 @@ impl Policy {
 }
 
 /// Reads and checks a policy file.
-pub fn load(path: &Path) -> Result<Policy> {
+pub(crate) fn load(path: &Path) -> Result<Policy> {
     let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
     let raw = crate::json::parse(&bytes, path)?;
     validate_policy(&raw).map_err(|problems| Error::Refused(vec![(path.to_path_buf(), problems)]))
 }
 
 /// Validates a raw policy tree.
-pub fn validate_policy(raw: &Raw) -> Result<Policy, Vec<crate::error::Problem>> {
+pub(crate) fn validate_policy(raw: &Raw) -> Result<Policy, Vec<crate::error::Problem>> {
     let mut problems = Problems::default();
     let members = [
         "policy_schema_version",

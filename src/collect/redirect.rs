@@ -5,14 +5,14 @@
 //! URL with white space or control characters) is an unusable answer, never a request.
 
 /// True for the statuses that redirect a GET: 301, 302, 303, 307 and 308.
-pub fn is_redirect(status: u16) -> bool {
+pub(super) fn is_redirect(status: u16) -> bool {
     matches!(status, 301 | 302 | 303 | 307 | 308)
 }
 
 /// `scheme://authority` of an absolute http(s) URL, lower-cased, with the scheme's default
 /// port made explicit, so `https://Hub.example` and `https://hub.example:443` are one origin.
 /// `None` for anything else.
-pub fn origin(url: &str) -> Option<String> {
+pub(super) fn origin(url: &str) -> Option<String> {
     let (scheme, rest) = split_scheme(url)?;
     let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
     // Userinfo is never part of the origin compared (and never sent here).
@@ -37,7 +37,7 @@ pub fn origin(url: &str) -> Option<String> {
 /// The absolute URL a `Location` names, read against `base` (the URL that answered it):
 /// absolute, scheme-relative (`//host/p`), absolute-path (`/p`) or relative (`p`, `?q`). Its
 /// fragment is dropped. `None` when the result is not an http(s) URL.
-pub fn resolve(base: &str, location: &str) -> Option<String> {
+pub(super) fn resolve(base: &str, location: &str) -> Option<String> {
     let location = location.trim();
     if location.is_empty() || location.bytes().any(|b| b.is_ascii_control() || b == b' ') {
         return None;

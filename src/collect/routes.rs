@@ -45,7 +45,7 @@ pub struct Routes {
 /// Requests every route's endpoints (a route serving two demand models is requested once and
 /// kept for the first). A route whose request fails after its tries, or whose answer has no
 /// endpoint list, is a failed route; the others are unaffected.
-pub fn fetch(
+pub(super) fn fetch(
     client: &Client,
     base: &str,
     key: &Secret,

@@ -20,15 +20,15 @@ use super::openrouter::{DemandDay, SupplyEndpoint};
 use super::CollectedRoute;
 
 /// The export's file name in `--out`.
-pub const EXPORT_FILE: &str = "export.json";
+pub(super) const EXPORT_FILE: &str = "export.json";
 /// The supply feed's file name in `--out`.
-pub const SUPPLY_FILE: &str = "supply.json";
+pub(super) const SUPPLY_FILE: &str = "supply.json";
 /// The record of what `collect` last wrote in a directory.
-pub const RECORD_FILE: &str = ".model-demand-collect.json";
+pub(super) const RECORD_FILE: &str = ".model-demand-collect.json";
 const RECORD_SCHEMA: &str = "model-demand.collect-record.v1";
 
 /// What the export is made of.
-pub struct ExportParts<'a> {
+pub(super) struct ExportParts<'a> {
     /// The run's clock.
     pub generated_at: &'a Timestamp,
     /// End of the last completed day.
@@ -46,7 +46,7 @@ pub struct ExportParts<'a> {
 }
 
 /// What the supply feed is made of.
-pub struct SupplyParts<'a> {
+pub(super) struct SupplyParts<'a> {
     /// The previous feed's collections, as JSON values (carried byte-faithfully).
     pub previous: Option<&'a Vec<Value>>,
     /// The run's clock: the new collection's start and finish.
@@ -56,7 +56,7 @@ pub struct SupplyParts<'a> {
 }
 
 /// The export v1 document.
-pub fn export_json(parts: &ExportParts<'_>) -> Value {
+pub(super) fn export_json(parts: &ExportParts<'_>) -> Value {
     let days: Vec<Value> = parts
         .days
         .iter()
@@ -130,7 +130,7 @@ fn endpoint_json(e: &SupplyEndpoint) -> Value {
 
 /// The supply v1 document: the previous collections finished within 35 days of the run (and
 /// not at the run's own instant), then the new one.
-pub fn supply_json(parts: &SupplyParts<'_>) -> Value {
+pub(super) fn supply_json(parts: &SupplyParts<'_>) -> Value {
     let oldest = parts.now.instant() - time::Duration::days(super::SUPPLY_HISTORY_DAYS);
     let mut collections: Vec<(Timestamp, Value)> = parts
         .previous
@@ -176,7 +176,7 @@ pub fn supply_json(parts: &SupplyParts<'_>) -> Value {
 }
 
 /// Reads a previous supply feed through the gate and returns its collections as JSON values.
-pub fn read_previous_supply(path: &Path) -> Result<Vec<Value>> {
+pub(super) fn read_previous_supply(path: &Path) -> Result<Vec<Value>> {
     let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
     let raw = crate::json::parse(&bytes, path)?;
     crate::supply::validate(&raw).map_err(|p| Error::Refused(vec![(path.to_path_buf(), p)]))?;
@@ -199,7 +199,11 @@ fn to_bytes(value: &Value) -> Vec<u8> {
 
 /// Writes both files into `out` atomically, only after the pair passes the gate; an existing
 /// file this program did not write is refused untouched.
-pub fn write_pair(out: &Path, export: &ExportParts<'_>, supply: &SupplyParts<'_>) -> Result<()> {
+pub(super) fn write_pair(
+    out: &Path,
+    export: &ExportParts<'_>,
+    supply: &SupplyParts<'_>,
+) -> Result<()> {
     std::fs::create_dir_all(out).map_err(|e| Error::io("cannot create", out, e))?;
     let record = read_record(out);
     for name in [EXPORT_FILE, SUPPLY_FILE] {

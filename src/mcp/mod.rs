@@ -15,11 +15,9 @@ mod source;
 mod stdio;
 mod tools;
 
-pub use rmcp::model::{ClientJsonRpcMessage, ProtocolVersion, ServerJsonRpcMessage};
-pub use server::ApiServer;
-pub use source::{Reply, Source, FETCH_TIMEOUT};
-pub use stdio::{MAX_IN_FLIGHT, MAX_LINE_BYTES};
-pub use tools::raw_query;
+pub(crate) use rmcp::model::{ClientJsonRpcMessage, ProtocolVersion, ServerJsonRpcMessage};
+pub(crate) use server::ApiServer;
+pub(crate) use source::Source;
 
 use rmcp::model::{ClientRequest, Implementation, InitializeRequestParams};
 use rmcp::RoleServer;
@@ -28,13 +26,13 @@ use crate::error::{Error, Result};
 
 /// The protocol versions served: rmcp's known versions that have the `initialize` handshake
 /// (2024-11-05 to 2025-11-25). An `initialize` naming another is answered with the newest.
-pub fn supported_protocol_versions() -> &'static [ProtocolVersion] {
+pub(crate) fn supported_protocol_versions() -> &'static [ProtocolVersion] {
     ProtocolVersion::known_up_to(&ProtocolVersion::LATEST_WITH_INITIALIZE)
 }
 
 /// Serves the MCP protocol on standard input and output, answering from `source`, until the
 /// client closes standard input (then `Ok`).
-pub fn run(source: Source) -> Result<()> {
+pub(crate) fn run(source: Source) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -50,7 +48,7 @@ pub fn run(source: Source) -> Result<()> {
 ///
 /// Runs rmcp's service over a one-message transport on this thread's own runtime (made on the
 /// thread's first call), so the caller blocks until the answer is ready.
-pub fn answer_one(
+pub(crate) fn answer_one(
     server: &ApiServer,
     message: ClientJsonRpcMessage,
     version: ProtocolVersion,

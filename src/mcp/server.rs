@@ -25,7 +25,7 @@ use crate::site::DEFAULT_BASE_URL;
 
 /// The server: where answers come from and what the catalogue says (read once).
 #[derive(Clone)]
-pub struct ApiServer {
+pub(crate) struct ApiServer {
     source: Arc<Source>,
     offer: Arc<Offer>,
 }
@@ -43,7 +43,7 @@ struct Offer {
 impl ApiServer {
     /// A server over `source`, with the catalogue the source serves; this program's own when
     /// the source has none (a site built by an older version), said on standard error.
-    pub fn new(source: Source) -> ApiServer {
+    pub(crate) fn new(source: Source) -> ApiServer {
         let offer = match read_catalogue(&source).and_then(Offer::new) {
             Ok(offer) => offer,
             Err(why) => {
@@ -61,7 +61,7 @@ impl ApiServer {
     }
 
     /// Where answers come from, for logs.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         self.source.describe()
     }
 

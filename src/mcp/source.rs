@@ -11,7 +11,7 @@ use crate::serve::Site;
 
 /// The longest a request to a published site may take, connecting included. One attempt only:
 /// an agent waiting on a tool is better told at once than kept waiting through retries.
-pub const FETCH_TIMEOUT: Duration = Duration::from_secs(15);
+pub(crate) const FETCH_TIMEOUT: Duration = Duration::from_secs(15);
 /// The longest connection set-up to a published site.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// The largest body read from a published site (the largest page is a few hundred kB).
@@ -19,7 +19,7 @@ const MAX_BODY_BYTES: u64 = 16 * 1024 * 1024;
 
 /// One answer of the site: its status and its body, byte for byte.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reply {
+pub(crate) struct Reply {
     /// HTTP status.
     pub status: u16,
     /// The body as the site sent it.
@@ -27,13 +27,13 @@ pub struct Reply {
 }
 
 /// A published site: its base address and the one HTTP client that asks it.
-pub struct Remote {
+pub(crate) struct Remote {
     base: String,
     agent: ureq::Agent,
 }
 
 /// Where answers come from.
-pub enum Source {
+pub(crate) enum Source {
     /// A built site on disk, answered by the preview server's router.
     Dir(Arc<Site>),
     /// A published site, asked over the network.
@@ -48,7 +48,7 @@ impl std::fmt::Debug for Source {
 
 impl Source {
     /// A built site: `dir` must hold a site this program wrote (its manifest and routing table).
-    pub fn dir(dir: &Path) -> Result<Source> {
+    pub(crate) fn dir(dir: &Path) -> Result<Source> {
         Site::open(dir)
             .map(|site| Source::Dir(Arc::new(site)))
             .map_err(|why| Error::NoSite {
@@ -59,7 +59,7 @@ impl Source {
 
     /// A published site at `base_url`: `https://` anywhere, `http://` only on this machine (the
     /// preview server), with no query or fragment.
-    pub fn remote(base_url: &str) -> Result<Source> {
+    pub(crate) fn remote(base_url: &str) -> Result<Source> {
         let base = base_url.trim_end_matches('/');
         let refuse = |why: &str| Error::Usage(format!("--base-url {base_url:?}: {why}"));
         let rest = match base.split_once("://") {
@@ -90,7 +90,7 @@ impl Source {
     }
 
     /// What the server reads, for its log.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Source::Dir(_) => "a built site on disk".to_string(),
             Source::Remote(remote) => remote.base.clone(),
@@ -98,7 +98,7 @@ impl Source {
     }
 
     /// The answer to `GET target` (an origin-form target, `/path?query`), or why there is none.
-    pub fn get(&self, target: &str) -> std::result::Result<Reply, String> {
+    pub(crate) fn get(&self, target: &str) -> std::result::Result<Reply, String> {
         match self {
             Source::Dir(site) => {
                 let answer = site.resolve("GET", target, None);

@@ -21,11 +21,11 @@ use super::server::ApiServer;
 use crate::error::{Error, Result};
 
 /// Requests read and not yet answered, at most.
-pub const MAX_IN_FLIGHT: usize = 16;
+pub(crate) const MAX_IN_FLIGHT: usize = 16;
 /// The longest line read (its newline included); a longer one is answered with an Invalid
 /// Request error and discarded unread (no tool needs more than a few hundred bytes of
 /// arguments), so one line never holds more memory than this.
-pub const MAX_LINE_BYTES: usize = 64 * 1024;
+pub(crate) const MAX_LINE_BYTES: usize = 64 * 1024;
 
 /// The permits of the requests in flight, by request ID (a client may reuse an ID, so each
 /// ID holds a list).
@@ -33,7 +33,7 @@ type Held = Arc<Mutex<HashMap<RequestId, Vec<OwnedSemaphorePermit>>>>;
 
 /// A server transport that reads a message only while fewer than [`MAX_IN_FLIGHT`] requests
 /// are unanswered; an answer (result or error) frees its request's permit once written.
-pub struct Bounded<T> {
+pub(super) struct Bounded<T> {
     inner: T,
     permits: Arc<Semaphore>,
     held: Held,
@@ -41,7 +41,7 @@ pub struct Bounded<T> {
 
 impl<T> Bounded<T> {
     /// `inner` with at most `limit` requests in flight.
-    pub fn new(inner: T, limit: usize) -> Bounded<T> {
+    pub(super) fn new(inner: T, limit: usize) -> Bounded<T> {
         Bounded {
             inner,
             permits: Arc::new(Semaphore::new(limit.max(1))),
@@ -115,7 +115,7 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for Bounded<T> {
 }
 
 /// Serves one stdio session until the client closes standard input (or before initializing).
-pub async fn serve(server: ApiServer) -> Result<()> {
+pub(super) async fn serve(server: ApiServer) -> Result<()> {
     let (input, output) = rmcp::transport::io::stdio_pipes();
     let (input, reports) = oversized::watch(input, MAX_LINE_BYTES);
     let lines = AsyncRwTransport::new_server(input, output).with_max_line_length(MAX_LINE_BYTES);

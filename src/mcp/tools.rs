@@ -16,11 +16,11 @@ use crate::projection::{self, Fields};
 use crate::query::percent_encode;
 
 /// The argument that shapes an answer instead of going into the query.
-pub const FIELDS: &str = "fields";
+pub(super) const FIELDS: &str = "fields";
 
 /// What a call asks of the answer, once its `fields` are read.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Asked {
+pub(super) enum Asked {
     /// The answer as sent.
     Body,
     /// Records cut to these names.
@@ -30,7 +30,7 @@ pub enum Asked {
 }
 
 /// The raw query string and what is asked of the answer, or the refusal of the `fields`.
-pub fn read_call(
+pub(super) fn read_call(
     call: &Call,
     record_fields: &RecordFields,
     arguments: &JsonObject,
@@ -73,7 +73,7 @@ pub fn read_call(
 
 /// The precomputed file a [`Shape::History`] call reads: when `model_id` is its only argument
 /// and a non-empty string, the file of `call.file_dir` named by the ID's SHA-256.
-pub fn history_target(call: &Call, arguments: &JsonObject) -> Option<String> {
+pub(super) fn history_target(call: &Call, arguments: &JsonObject) -> Option<String> {
     let dir = call.file_dir.as_deref()?;
     let first = call.first.as_deref()?;
     let id = arguments.get(first)?.as_str().filter(|id| !id.is_empty())?;
@@ -83,13 +83,13 @@ pub fn history_target(call: &Call, arguments: &JsonObject) -> Option<String> {
 
 /// The refusal of a served model whose history file the site lacks (a site built before
 /// `get_demand_history`).
-pub const NO_HISTORY: &str =
+pub(super) const NO_HISTORY: &str =
     "this site serves the model but has no demand history for it: it was built by an older version of model-demand";
 
 /// The raw query string of a tool call: every argument as `name=value`, percent-encoded, in the
 /// order given; a null argument is left out as an absent one. `first` (`model_id` for
 /// `get_model`) comes first and is sent empty when absent, so the router refuses it as empty.
-pub fn raw_query(arguments: &JsonObject, first: Option<&str>) -> String {
+pub(crate) fn raw_query(arguments: &JsonObject, first: Option<&str>) -> String {
     let mut pairs = Vec::with_capacity(arguments.len() + 1);
     if let Some(name) = first {
         let value = arguments.get(name).filter(|v| !v.is_null());
@@ -113,7 +113,7 @@ pub fn raw_query(arguments: &JsonObject, first: Option<&str>) -> String {
 }
 
 /// How to ask a tool for a smaller answer.
-pub fn how_to_ask_less(shape: Shape) -> &'static str {
+pub(super) fn how_to_ask_less(shape: Shape) -> &'static str {
     match shape {
         Shape::Records => "a smaller limit, or fewer fields (not [\"*\"])",
         Shape::Contract => {
@@ -124,7 +124,7 @@ pub fn how_to_ask_less(shape: Shape) -> &'static str {
 }
 
 /// A tool error with this text and no structured content.
-pub fn refusal(text: String) -> CallToolResult {
+pub(super) fn refusal(text: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text)])
 }
 
@@ -132,7 +132,7 @@ pub fn refusal(text: String) -> CallToolResult {
 /// parsed as the structured content; any status but 200 is an error result. An answer that is
 /// not the API's JSON (a CDN's error page), or whose result would pass `max_bytes` as sent, is
 /// an error result saying so.
-pub fn tool_result(
+pub(super) fn tool_result(
     reply: std::result::Result<Reply, String>,
     shape: Shape,
     asked: &Asked,

@@ -20,7 +20,7 @@ use super::router::{Answer, Body};
 use crate::mcp::{self, ApiServer, ClientJsonRpcMessage, ProtocolVersion};
 
 /// The public path of the endpoint.
-pub use crate::catalogue::MCP_PATH;
+pub(super) use crate::catalogue::MCP_PATH;
 /// The largest request body accepted.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 /// The request headers a browser client may send (CORS).
@@ -34,12 +34,16 @@ const INVALID_REQUEST: i64 = -32600;
 const TRANSPORT_ERROR: i64 = -32000;
 
 /// True when a request-target names the endpoint (its path, with or without a query).
-pub fn is_mcp(target: &str) -> bool {
+pub(super) fn is_mcp(target: &str) -> bool {
     target.split('?').next() == Some(MCP_PATH)
 }
 
 /// Answers one request to `/mcp`; a tool called again is answered from `results`.
-pub fn answer(server: &ApiServer, results: &Results, request: &mut tiny_http::Request) -> Answer {
+pub(super) fn answer(
+    server: &ApiServer,
+    results: &Results,
+    request: &mut tiny_http::Request,
+) -> Answer {
     let header = |name: &'static str| header(request, name);
     let host_ok = header("Host").is_some_and(|host| is_loopback_authority(&host));
     let origin_ok = header("Origin").is_none_or(|origin| is_loopback_origin(&origin));

@@ -23,17 +23,17 @@ mod tests_2026;
 #[cfg(test)]
 mod tests_unmodelled;
 
-pub use parse::parse_config;
-pub use quantization::{quantization, qweight_bits};
+pub(super) use parse::parse_config;
+pub(super) use quantization::{quantization, qweight_bits};
 
 /// Reason code: a key a formula needs is missing (or unusable).
-pub const CONFIG_KEY_MISSING: &str = "config_key_missing";
+pub(super) const CONFIG_KEY_MISSING: &str = "config_key_missing";
 /// Reason code: the attention layout is outside what the formulas describe.
-pub const ATTENTION_LAYOUT_NOT_SUPPORTED: &str = "attention_layout_not_supported";
+pub(super) const ATTENTION_LAYOUT_NOT_SUPPORTED: &str = "attention_layout_not_supported";
 
 /// The outcome of one computed fact.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub(super) enum Outcome {
     /// The fact's value: a plain decimal integer, or the architecture name.
     Value(String),
     /// No value, with the reason code ([`CONFIG_KEY_MISSING`] or
@@ -43,7 +43,7 @@ pub enum Outcome {
 
 /// The facts `config.json` gives, and the expert counts active parameters need.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigFacts {
+pub(super) struct ConfigFacts {
     /// The top-level `model_type`.
     pub architecture_type: Outcome,
     /// Cache bytes per token of the layers whose cache grows with the sequence (16-bit K and V
@@ -135,7 +135,7 @@ fn outcome(figure: Figure) -> Outcome {
 /// the top level), with the policy's reference `defaults` where that key set lacks a key. An
 /// unsupported layout gives `attention_layout_not_supported` to the three cache facts; a
 /// missing key gives `config_key_missing` to the facts that need it.
-pub fn config_facts(config: &Value, defaults: &[ConfigDefault]) -> ConfigFacts {
+pub(super) fn config_facts(config: &Value, defaults: &[ConfigDefault]) -> ConfigFacts {
     let empty = Map::new();
     let top = config.as_object().unwrap_or(&empty);
     let keys = with_defaults(model_keys(top), defaults);

@@ -6,7 +6,7 @@ use serde_json::Value;
 /// Parses `config.json` bytes written by Python: the bare tokens `NaN`, `Infinity` and
 /// `-Infinity` outside strings are read as `null` (no fact needs their values). Returns the
 /// configuration (a JSON object) or an error message.
-pub fn parse_config(bytes: &[u8]) -> Result<Value, String> {
+pub(crate) fn parse_config(bytes: &[u8]) -> Result<Value, String> {
     let cleaned = replace_non_finite(bytes);
     let value: Value =
         serde_json::from_slice(&cleaned).map_err(|e| format!("config.json is not JSON: {e}"))?;

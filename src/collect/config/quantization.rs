@@ -20,7 +20,7 @@ fn bits_u32(value: Option<&Value>) -> Option<u32> {
 /// `num_bits` shared by the weights of all `config_groups` (groups without weights are
 /// ignored; disagreeing or no weight groups → `None`), `bitsandbytes` 4 if `load_in_4bit` is
 /// true else 8; any other method → `None`.
-pub fn quantization(config: &Value) -> Option<(String, u32)> {
+pub(crate) fn quantization(config: &Value) -> Option<(String, u32)> {
     let q = quantization_config(config)?;
     let method = q.get("quant_method")?.as_str()?;
     let bits = match method {
@@ -56,7 +56,7 @@ pub fn quantization(config: &Value) -> Option<(String, u32)> {
 }
 
 /// `quantization_config.bits` (top level) for counting I32 `qweight` tensors.
-pub fn qweight_bits(config: &Value) -> Option<u32> {
+pub(crate) fn qweight_bits(config: &Value) -> Option<u32> {
     bits_u32(quantization_config(config)?.get("bits"))
 }
 

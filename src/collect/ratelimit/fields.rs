@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Where one bucket stands, as one item of a `RateLimit` field says.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Standing {
+pub(crate) struct Standing {
     /// The bucket's name (`api`, `resolvers`), when the item names one; else the request's own.
     pub bucket: Option<String>,
     /// Requests left in the window.
@@ -21,7 +21,7 @@ pub struct Standing {
 
 /// A bucket's quota, as one item of a `RateLimit-Policy` field says.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Quota {
+pub(crate) struct Quota {
     /// The bucket's name, when the item names one; else the request's own.
     pub bucket: Option<String>,
     /// Requests allowed per window.
@@ -93,7 +93,7 @@ fn whole_number(text: &str) -> Option<u64> {
 
 /// Reads a `RateLimit` field (its lines joined with `,`): each item `"name";r=REMAINING;t=SECONDS`.
 /// An item without both numbers is skipped; a field that says nothing readable gives nothing.
-pub fn parse_ratelimit(field: &str) -> Vec<Standing> {
+pub(crate) fn parse_ratelimit(field: &str) -> Vec<Standing> {
     items(field)
         .into_iter()
         .filter_map(|(values, params)| {
@@ -108,7 +108,7 @@ pub fn parse_ratelimit(field: &str) -> Vec<Standing> {
 
 /// Reads a `RateLimit-Policy` field: items such as `"fixed window";"api";q=500;w=300` (the
 /// name is the last quoted value: Hugging Face writes the window kind first).
-pub fn parse_policy(field: &str) -> Vec<Quota> {
+pub(crate) fn parse_policy(field: &str) -> Vec<Quota> {
     items(field)
         .into_iter()
         .filter_map(|(values, params)| {
@@ -123,7 +123,7 @@ pub fn parse_policy(field: &str) -> Vec<Quota> {
 
 /// What the rate-limit fields of one answer say, about every bucket they name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Signals {
+pub(crate) struct Signals {
     /// Every `RateLimit` item, in the order sent.
     pub standings: Vec<Standing>,
     /// Every `RateLimit-Policy` item, in the order sent.
@@ -133,7 +133,7 @@ pub struct Signals {
 impl Signals {
     /// The signals of an answer's `RateLimit` and `RateLimit-Policy` lines (a field sent on
     /// several lines is one list: RFC 9110 §5.3).
-    pub fn read(ratelimit: &[&str], policy: &[&str]) -> Signals {
+    pub(crate) fn read(ratelimit: &[&str], policy: &[&str]) -> Signals {
         Signals {
             standings: parse_ratelimit(&ratelimit.join(",")),
             quotas: parse_policy(&policy.join(",")),
@@ -144,7 +144,7 @@ impl Signals {
     /// on its error answers, the reset in epoch milliseconds), taken for the request's own
     /// bucket unless an unnamed `RateLimit` item already speaks of it. `now_epoch_ms` is the
     /// wall clock.
-    pub fn read_legacy(
+    pub(crate) fn read_legacy(
         mut self,
         remaining: Option<&str>,
         reset: Option<&str>,
@@ -178,7 +178,7 @@ impl Signals {
     }
 
     /// The standing of the request's own bucket (an item naming `own`, else one naming none).
-    pub fn own_standing(&self, own: &str) -> Option<&Standing> {
+    pub(crate) fn own_standing(&self, own: &str) -> Option<&Standing> {
         self.standings
             .iter()
             .find(|s| s.bucket.as_deref() == Some(own))
@@ -189,7 +189,7 @@ impl Signals {
 /// Reads `Retry-After`: delay-seconds, or an HTTP date (IMF-fixdate, RFC 850 or asctime: RFC
 /// 9110 §10.2.3 and §5.6.7), as the time to wait from `now`. A date in the past is no wait; an
 /// oversized number saturates (the pacing model clamps it). Anything else is not read.
-pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+pub(crate) fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     let value = value.trim();
     if let Some(seconds) = whole_number(value) {
         return Some(Duration::from_secs(seconds));

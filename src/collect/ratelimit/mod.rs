@@ -13,8 +13,8 @@
 mod fields;
 mod window;
 
-pub use fields::{parse_policy, parse_ratelimit, parse_retry_after, Quota, Signals, Standing};
-pub use window::{BucketModel, Next, HORIZON, RESET_MARGIN};
+pub(super) use fields::{parse_retry_after, Signals};
+pub(super) use window::{BucketModel, Next};
 
 use std::collections::BTreeMap;
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -24,7 +24,7 @@ use window::{after, At};
 
 /// The most time one run spends waiting for windows to reset (DESIGN §9); past it a request
 /// that would have to wait fails as any other.
-pub const WAIT_BUDGET: Duration = Duration::from_secs(15 * 60);
+pub(super) const WAIT_BUDGET: Duration = Duration::from_secs(15 * 60);
 
 /// What a run's pacing came to, per bucket.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -43,7 +43,7 @@ pub struct BucketReport {
 
 /// Why a request may not be sent now.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Hold {
+pub(super) enum Hold {
     /// The wait it needs would pass what is left of the run's waiting budget.
     OverBudget,
     /// The bucket's cap for one run is reached.
@@ -88,7 +88,7 @@ impl Waiting {
 }
 
 /// The pacing state of one run, shared by every thread of the client.
-pub struct Pacer {
+pub(super) struct Pacer {
     state: Mutex<PacerState>,
     changed: Condvar,
     budget: Duration,
@@ -109,7 +109,7 @@ struct PacerState {
 impl Pacer {
     /// A pacer with the given waiting budget and at most `slots` requests in flight;
     /// `progress` prints each wait on stderr.
-    pub fn new(budget: Duration, progress: bool, slots: usize) -> Pacer {
+    pub(super) fn new(budget: Duration, progress: bool, slots: usize) -> Pacer {
         Pacer {
             state: Mutex::new(PacerState::default()),
             changed: Condvar::new(),
@@ -121,12 +121,12 @@ impl Pacer {
     }
 
     /// The pacer's clock: time since it began.
-    pub fn now(&self) -> At {
+    pub(super) fn now(&self) -> At {
         self.epoch.elapsed()
     }
 
     /// Caps the requests one run sends in `bucket`: past `cap`, requests fail at once.
-    pub fn cap(&self, bucket: &str, cap: u64) {
+    pub(super) fn cap(&self, bucket: &str, cap: u64) {
         self.lock().bucket(bucket).cap = Some(cap);
     }
 
@@ -138,7 +138,7 @@ impl Pacer {
     /// it as sent: the bucket's decision and the slot are taken together, so a request never
     /// goes on a decision made before answers it could have heeded. Only this thread waits:
     /// other buckets' requests go on. Every admitted request must be [`Pacer::answered`].
-    pub fn admit(&self, bucket: &str) -> Result<(), Hold> {
+    pub(super) fn admit(&self, bucket: &str) -> Result<(), Hold> {
         let mut state = self.lock();
         let mut waiting = false;
         let result = loop {
@@ -197,7 +197,7 @@ impl Pacer {
     /// Records the answer (or the failure to get one) of a request [`Pacer::admit`] let through:
     /// sent at `sent`, received at `received` (the pacer's clock). Every bucket the fields name
     /// learns what they say of it; an item naming none speaks of `bucket`, as does a 429.
-    pub fn answered(
+    pub(super) fn answered(
         &self,
         bucket: &str,
         signals: &Signals,
@@ -220,7 +220,7 @@ impl Pacer {
     /// [`Pacer::answered`] when its last hop answers. Hugging Face's `/resolve/` answers a
     /// large file with a 302 that alone carries the `resolvers` bucket's fields (the file's
     /// host sends none), so a pacer that saw only the last hop would learn its quota from 429s.
-    pub fn redirected(&self, bucket: &str, signals: &Signals, sent: At, received: At) {
+    pub(super) fn redirected(&self, bucket: &str, signals: &Signals, sent: At, received: At) {
         let state = self.lock();
         self.learn(state, bucket, signals, sent, received);
     }
@@ -253,7 +253,7 @@ impl Pacer {
     /// Holds `bucket` until `wait` after `from` (a refusal that said nothing of its window: its
     /// `Retry-After`, or the backoff). The hold is waited through [`Pacer::admit`], within
     /// the budget.
-    pub fn hold(&self, bucket: &str, from: At, wait: Duration) {
+    pub(super) fn hold(&self, bucket: &str, from: At, wait: Duration) {
         self.lock().bucket(bucket).model.hold(after(from, wait));
         self.changed.notify_all();
     }
@@ -270,7 +270,7 @@ impl Pacer {
     }
 
     /// Per bucket that met a request, a refusal or a quota: its figures.
-    pub fn report(&self) -> BTreeMap<String, BucketReport> {
+    pub(super) fn report(&self) -> BTreeMap<String, BucketReport> {
         let state = self.lock();
         let now = self.now();
         state
@@ -288,13 +288,13 @@ impl Pacer {
     }
 
     /// Wall time spent waiting for windows, all buckets together.
-    pub fn spent(&self) -> Duration {
+    pub(super) fn spent(&self) -> Duration {
         let state = self.lock();
         state.waiting.spent(self.now())
     }
 
     /// Requests not sent because their wait would have passed the budget.
-    pub fn over_budget(&self) -> u64 {
+    pub(super) fn over_budget(&self) -> u64 {
         self.lock().waiting.over_budget
     }
 }
@@ -345,7 +345,7 @@ fn named(source: &str, own: &str, name: Option<&str>) -> String {
 }
 
 /// The name a source's fields give `bucket` (`huggingface/resolvers` → `resolvers`).
-pub fn field_name(bucket: &str) -> &str {
+pub(super) fn field_name(bucket: &str) -> &str {
     split(bucket).1
 }
 

@@ -2,6 +2,7 @@
 //! simulated fixed-window source (a property test over quotas, windows, latencies and the
 //! reordering they cause).
 
+use super::fields::{Quota, Standing};
 use super::*;
 
 fn signals(ratelimit: &str, policy: &str) -> Signals {

@@ -28,23 +28,23 @@ use std::time::Duration;
 use super::fields::{Quota, Standing};
 
 /// Time since the pacer began.
-pub type At = Duration;
+pub(super) type At = Duration;
 
 /// The furthest ahead any source's number can put a reset or a hold. Beyond the waiting budget
 /// (15 minutes) every wait is "not within this run" alike, so a day is as good as forever, and
 /// `At + HORIZON` cannot overflow.
-pub const HORIZON: Duration = Duration::from_secs(24 * 60 * 60);
+pub(crate) const HORIZON: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// `t` is whole seconds: the reset may come up to a second either side of what it implies.
-pub const RESET_MARGIN: Duration = Duration::from_secs(1);
+pub(crate) const RESET_MARGIN: Duration = Duration::from_secs(1);
 
 /// Seconds a source sent, as a duration no longer than [`HORIZON`].
-pub fn clamped(seconds: u64) -> Duration {
+pub(super) fn clamped(seconds: u64) -> Duration {
     Duration::from_secs(seconds.min(HORIZON.as_secs()))
 }
 
 /// `at + by`, with `by` clamped to [`HORIZON`].
-pub fn after(at: At, by: Duration) -> At {
+pub(super) fn after(at: At, by: Duration) -> At {
     at.saturating_add(by.min(HORIZON))
 }
 
@@ -59,7 +59,7 @@ struct Window {
 
 /// What a request of the bucket may do now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Next {
+pub(crate) enum Next {
     /// Send it.
     Send,
     /// Wait until this instant (or until an answer changes the picture).
@@ -68,7 +68,7 @@ pub enum Next {
 
 /// One bucket's state as the client knows it.
 #[derive(Debug, Clone, Default)]
-pub struct BucketModel {
+pub(crate) struct BucketModel {
     quota: Option<(u64, u64)>,
     window: Option<Window>,
     /// Requests the client may still send in the current window (`None`: not known limited).
@@ -81,12 +81,12 @@ pub struct BucketModel {
 
 impl BucketModel {
     /// The quota announced, as (requests, window seconds).
-    pub fn quota(&self) -> Option<(u64, u64)> {
+    pub(crate) fn quota(&self) -> Option<(u64, u64)> {
         self.quota
     }
 
     /// Whether a request may go at `now`, after rolling past windows and holds.
-    pub fn next(&mut self, now: At) -> Next {
+    pub(crate) fn next(&mut self, now: At) -> Next {
         self.roll(now);
         let reset = match (self.left, self.window) {
             (Some(0), Some(w)) => Some(w.latest),
@@ -99,24 +99,24 @@ impl BucketModel {
     }
 
     /// Counts a request as sent (after [`BucketModel::next`] said so).
-    pub fn send(&mut self) {
+    pub(crate) fn send(&mut self) {
         self.left = self.left.map(|l| l.saturating_sub(1));
         self.in_flight += 1;
     }
 
     /// Counts a request of this bucket as answered (or failed without an answer).
-    pub fn finished(&mut self) {
+    pub(crate) fn finished(&mut self) {
         self.in_flight = self.in_flight.saturating_sub(1);
     }
 
     /// Learns a quota the source announced.
-    pub fn learn_quota(&mut self, quota: &Quota) {
+    pub(crate) fn learn_quota(&mut self, quota: &Quota) {
         self.quota = Some((quota.requests, quota.window_seconds));
     }
 
     /// Learns what an answer says of this bucket: sent at `sent`, received at `received`,
     /// processed at `now` (rules 1 to 4).
-    pub fn learn_standing(&mut self, standing: &Standing, sent: At, received: At, now: At) {
+    pub(crate) fn learn_standing(&mut self, standing: &Standing, sent: At, received: At, now: At) {
         let mut t = clamped(standing.reset_seconds);
         if let Some((_, w)) = self.quota.filter(|(_, w)| *w > 0) {
             t = t.min(clamped(w));
@@ -161,7 +161,7 @@ impl BucketModel {
     }
 
     /// Holds the bucket until `until` (a refusal without fields: its `Retry-After` or backoff).
-    pub fn hold(&mut self, until: At) {
+    pub(crate) fn hold(&mut self, until: At) {
         self.hold_until = self.hold_until.max(Some(until));
     }
 
