@@ -12,7 +12,6 @@
 mod cache;
 mod http;
 mod mcp;
-mod results;
 mod router;
 
 pub use cache::CACHE_BYTES;
