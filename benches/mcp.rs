@@ -13,7 +13,8 @@
 //! - from spawn to the first `/mcp` answer of a `list_models` call; target under 100 ms;
 //! - the median latency and calls per second of a `list_models` call (default page) over
 //!   keep-alive connections, next to a plain `GET /api/v1/models` on the same server in the same
-//!   run; target: `/mcp` within 2x of the GET's latency.
+//!   run (the ratio is printed; its target of 2x was withdrawn with the result store that met it,
+//!   issue 33: no user feels a millisecond).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

@@ -69,14 +69,13 @@ pub fn start(dir: &Path, bind: SocketAddr, options: ServeOptions) -> Result<Runn
     let site = Arc::new(Site::open(dir)?);
     // `/mcp` answers from the same site, through the MCP handler over its catalogue.
     let mcp = ApiServer::new(Source::Dir(Arc::clone(&site)));
-    let results = super::results::Results::default();
     let listener = listen(bind, options.io_timeout)?;
     let addr = listener
         .local_addr()
         .map_err(|e| Error::io("cannot listen on", bind.to_string(), e))?;
     // Each request is answered on the thread that read it: handing it to another thread cost
     // two context switches per request, most of the time of a small page (benches/serve.sh).
-    let handler = Arc::new(move |request| handle(&site, &mcp, &results, request));
+    let handler = Arc::new(move |request| handle(&site, &mcp, request));
     let threads = options.workers.max(1);
     let server = tiny_http::Server::from_listener_with_handler(listener, None, threads, handler)
         .map_err(|why| Error::Serve { bind, why })?;
@@ -120,12 +119,7 @@ fn listen(bind: SocketAddr, timeout: Duration) -> Result<std::net::TcpListener> 
 
 /// Answers one request (`/mcp` by the MCP endpoint, every other path by the site's router); a
 /// panic while answering becomes a 500 and the worker lives on.
-fn handle(
-    site: &Site,
-    mcp: &ApiServer,
-    results: &super::results::Results,
-    mut request: tiny_http::Request,
-) {
+fn handle(site: &Site, mcp: &ApiServer, mut request: tiny_http::Request) {
     let method = request.method().as_str().to_string();
     let if_none_match = request
         .headers()
@@ -134,7 +128,7 @@ fn handle(
         .map(|h| h.value.as_str().to_string());
     let (answer, body) = answer_safely(|| {
         let answer = if super::mcp::is_mcp(request.url()) {
-            super::mcp::answer(mcp, results, &mut request)
+            super::mcp::answer(mcp, &mut request)
         } else {
             site.resolve(&method, request.url(), if_none_match.as_deref())
         };
@@ -142,28 +136,24 @@ fn handle(
         // Bytes made while answering are sent as they are; a file comes from the cache.
         let body = match &mut answer.body {
             Body::Bytes(bytes) => Ok(Sent::Made(std::mem::take(bytes))),
-            Body::Around(head, kept, tail) => {
-                Ok(Sent::Around(std::mem::take(head), Arc::clone(kept), tail))
-            }
             Body::File(_) => site.body_bytes(&answer.body).map(Sent::Kept),
         };
         (answer, body)
     });
     let head_only = method == "HEAD";
     let (head, has_body) = http_message(&answer, head_only, &http_date());
-    let parts = if has_body { body.parts() } else { [&[][..]; 3] };
+    let body = if has_body { body.bytes() } else { &[][..] };
     // The whole response goes out in one writev of head and body: tiny_http's own writer
     // copies bodies in 8 KB pieces, one send each, and copying a body behind its head costs
     // more than the routing on large pages. A client that went away is not an error of the
     // server.
     let mut writer = request.into_writer();
-    let _ = write_all_vectored(&mut writer, &head, parts).and_then(|()| writer.flush());
+    let _ = write_all_vectored(&mut writer, &head, body).and_then(|()| writer.flush());
 }
 
-/// Writes `head` then the body's parts, as few system calls as the socket takes (one `writev`
-/// mostly).
-fn write_all_vectored(out: &mut impl Write, head: &[u8], body: [&[u8]; 3]) -> std::io::Result<()> {
-    let mut slices = [head, body[0], body[1], body[2]];
+/// Writes `head` then `body`, as few system calls as the socket takes (one `writev` mostly).
+fn write_all_vectored(out: &mut impl Write, head: &[u8], body: &[u8]) -> std::io::Result<()> {
+    let mut slices = [head, body];
     let mut next = 0;
     while next < slices.len() {
         if slices[next].is_empty() {
@@ -268,21 +258,18 @@ fn answer_safely(work: impl FnOnce() -> (Answer, std::io::Result<Sent>)) -> (Ans
     }
 }
 
-/// A body on its way out: made for this answer, a site file the cache holds, or made bytes
-/// around kept ones.
+/// A body on its way out: made for this answer, or a site file the cache holds.
 enum Sent {
     Made(Vec<u8>),
     Kept(Arc<[u8]>),
-    Around(Vec<u8>, Arc<[u8]>, &'static [u8]),
 }
 
 impl Sent {
-    /// The body's bytes, in order, in up to three parts.
-    fn parts(&self) -> [&[u8]; 3] {
+    /// The body's bytes.
+    fn bytes(&self) -> &[u8] {
         match self {
-            Sent::Made(bytes) => [bytes, &[], &[]],
-            Sent::Kept(bytes) => [bytes, &[], &[]],
-            Sent::Around(head, kept, tail) => [head, kept, tail],
+            Sent::Made(bytes) => bytes,
+            Sent::Kept(bytes) => bytes,
         }
     }
 }
@@ -296,7 +283,7 @@ mod tests {
     fn a_panic_while_answering_is_a_500() {
         let (answer, body) = answer_safely(|| panic!("boom"));
         assert_eq!(answer.status, 500);
-        assert!(String::from_utf8_lossy(body.parts()[0]).contains("internal_error"));
+        assert!(String::from_utf8_lossy(body.bytes()).contains("internal_error"));
         let (answer, _) = answer_safely(|| {
             (
                 json_bytes(200, Vec::new()),
@@ -327,14 +314,11 @@ mod tests {
             }
         }
         let mut out = Short(Vec::new());
-        write_all_vectored(&mut out, b"head\r\n\r\n", [b"{\"a\":1}", b"", b""]).expect("written");
+        write_all_vectored(&mut out, b"head\r\n\r\n", b"{\"a\":1}").expect("written");
         assert_eq!(out.0, b"head\r\n\r\n{\"a\":1}");
         let mut out = Short(Vec::new());
-        write_all_vectored(&mut out, b"h\r\n\r\n", [b"{\"id\":", b"", b"7}"]).expect("written");
-        assert_eq!(
-            out.0, b"h\r\n\r\n{\"id\":7}",
-            "empty parts skipped, order kept"
-        );
+        write_all_vectored(&mut out, b"h\r\n\r\n", b"").expect("written");
+        assert_eq!(out.0, b"h\r\n\r\n", "an empty body skipped");
         /// A writer that takes whole slices, several at a time.
         struct Vectored(Vec<u8>);
         impl Write for Vectored {
@@ -356,7 +340,7 @@ mod tests {
             }
         }
         let mut out = Vectored(Vec::new());
-        write_all_vectored(&mut out, b"head:", [b"abcdef", b"ghij", b"k"]).expect("written");
+        write_all_vectored(&mut out, b"head:", b"abcdefghijk").expect("written");
         assert_eq!(out.0, b"head:abcdefghijk");
     }
 

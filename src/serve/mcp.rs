@@ -15,7 +15,6 @@ use std::io::Read;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::results::{Call, Results};
 use super::router::{Answer, Body};
 use crate::mcp::{self, ApiServer, ClientJsonRpcMessage, ProtocolVersion};
 
@@ -38,12 +37,8 @@ pub(super) fn is_mcp(target: &str) -> bool {
     target.split('?').next() == Some(MCP_PATH)
 }
 
-/// Answers one request to `/mcp`; a tool called again is answered from `results`.
-pub(super) fn answer(
-    server: &ApiServer,
-    results: &Results,
-    request: &mut tiny_http::Request,
-) -> Answer {
+/// Answers one request to `/mcp`.
+pub(super) fn answer(server: &ApiServer, request: &mut tiny_http::Request) -> Answer {
     let header = |name: &'static str| header(request, name);
     let host_ok = header("Host").is_some_and(|host| is_loopback_authority(&host));
     let origin_ok = header("Origin").is_none_or(|origin| is_loopback_origin(&origin));
@@ -122,24 +117,10 @@ pub(super) fn answer(
         Err(_) if is_notification => return accepted(),
         Err(_) => return refusal(400, INVALID_REQUEST, "Invalid request"),
     };
-    let call = Call::of(&value, &message, &version);
-    if let Some((head, result, tail)) = call.as_ref().and_then(|call| results.answer(call)) {
-        return Answer {
-            status: 200,
-            headers: headers(true),
-            length: (head.len() + result.len() + tail.len()) as u64,
-            body: Body::Around(head, result, tail),
-        };
-    }
     match mcp::answer_one(server, message, version) {
         None => accepted(),
         Some(answer) => match serde_json::to_vec(&answer) {
-            Ok(bytes) => {
-                if let Some(call) = &call {
-                    results.keep(call, &answer, &bytes);
-                }
-                json_answer(200, bytes)
-            }
+            Ok(bytes) => json_answer(200, bytes),
             Err(_) => refusal(500, -32603, "Internal error"),
         },
     }

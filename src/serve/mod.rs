@@ -12,9 +12,6 @@
 mod cache;
 mod http;
 mod mcp;
-// Being removed on main (issue 33): left as it is here, its `pub` items unlinted.
-#[allow(unreachable_pub)]
-mod results;
 mod router;
 
 pub use cache::CACHE_BYTES;

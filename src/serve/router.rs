@@ -48,9 +48,6 @@ pub enum Body {
     Bytes(Vec<u8>),
     /// A site file, by manifest key.
     File(String),
-    /// Bytes made while answering around bytes kept between answers: the three in order
-    /// (an MCP response around a kept tool result), written without joining them.
-    Around(Vec<u8>, Arc<[u8]>, &'static [u8]),
 }
 
 /// What the router answers: status, headers and body.
@@ -176,7 +173,6 @@ impl Site {
     pub(super) fn body_bytes(&self, body: &Body) -> std::io::Result<Arc<[u8]>> {
         match body {
             Body::Bytes(bytes) => Ok(bytes.as_slice().into()),
-            Body::Around(head, kept, tail) => Ok([head.as_slice(), kept, tail].concat().into()),
             Body::File(key) => match self.files.get(key) {
                 // The key is a manifest entry checked plain and relative when the site opened.
                 Some(_) => self.cache.get_or_read(key, &self.dir.join(key)),

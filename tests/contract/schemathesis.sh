@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 port=${PORT:-18095}
 # schemathesis, pinned by tests/requirements.txt, in its own environment under target/pyenv/
-# (the same place and stamp as the Rust tests' environments, tests/it/common/pyenv.rs).
+# (the Rust tests keep theirs in their tool cache, tests/it/common/tool_cache.rs).
 venv=target/pyenv/schemathesis
 command -v curl >/dev/null || { echo "schemathesis.sh needs curl: apt-get install curl" >&2; exit 1; }
 command -v python3 >/dev/null || { echo "schemathesis.sh needs python3: apt-get install python3 python3-venv" >&2; exit 1; }

@@ -75,7 +75,7 @@ fn budgets(preview: &str, model_id: &str) -> Vec<(String, usize)> {
 
 #[test]
 fn default_calls_stay_within_budget_on_the_small_site_and_the_sample() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let small = dir.path().join("small");
     common::build_small(&small);
     let preview = common::serve_on_loopback(&small);
@@ -94,7 +94,13 @@ fn default_calls_stay_within_budget_on_the_small_site_and_the_sample() {
         inputs: &inputs,
         catalog: &catalog,
     };
-    site::build(&data, &BuildOptions::new(&sample)).expect("the sample builds");
+    // The edge layout: the preview server answers it with the full layout's bytes
+    // (edge_vectors), from 142 files instead of 68,000.
+    let options = BuildOptions {
+        layout: model_demand::edge::Layout::Edge,
+        ..BuildOptions::new(&sample)
+    };
+    site::build(&data, &options).expect("the sample builds");
     let preview = common::serve_on_loopback(&sample);
     let first: Value =
         serde_json::from_slice(&exchange(&preview, "GET", "/api/v1/models?limit=1").body)
@@ -138,7 +144,7 @@ fn default_calls_stay_within_budget_on_the_small_site_and_the_sample() {
 /// the GET's record with only the default members, each member's text as the API wrote it.
 #[test]
 fn cut_records_keep_the_api_bytes() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let small = dir.path().join("small");
     common::build_small(&small);
     let preview = common::serve_on_loopback(&small);
@@ -256,7 +262,7 @@ fn cases() -> Vec<(&'static str, &'static str)> {
 
 #[test]
 fn the_edge_module_cuts_and_refuses_like_the_rust_server_under_node() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let small = dir.path().join("site");
     common::build_small(&small);
     let preview = common::serve_on_loopback(&small);
@@ -302,7 +308,7 @@ fn write_and_run(dir: &Path, vectors: &[Value]) {
 /// source of the model response; the supply of the latest collection equal to the record's.
 #[test]
 fn the_demand_history_is_the_exports_rows_of_the_window() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let small = dir.path().join("small");
     common::build_small(&small);
     let preview = common::serve_on_loopback(&small);

@@ -132,7 +132,7 @@ fn check(seen: &Value, preview: &str) {
 
 #[test]
 fn an_agent_following_the_contract_stays_within_budget_and_keeps_unknowns() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     common::build_small(&out);
     let preview = common::serve_on_loopback(&out);

@@ -152,7 +152,7 @@ fn check_page(site: &str, report: &Value) {
 #[test]
 fn the_docs_page_in_chromium() {
     let started = Instant::now();
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let small = dir.path().join("small");
     let fixture = common::crate_path("tests/fixtures/small");
     build(

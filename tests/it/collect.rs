@@ -28,7 +28,7 @@ fn healthy() -> StandIn {
 #[test]
 fn a_normal_run_writes_what_the_sources_said_and_check_accepts_it() {
     let standin = healthy();
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("collected");
     let report = run(&standin, &out).expect("collects");
     model_demand::load(&out.join("export.json"), Some(&out.join("supply.json")))
@@ -190,7 +190,7 @@ fn a_normal_run_writes_what_the_sources_said_and_check_accepts_it() {
 #[test]
 fn the_same_responses_and_clock_give_byte_identical_files() {
     let standin = healthy();
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     run(&standin, &dir.path().join("a")).expect("collects");
     run(&standin, &dir.path().join("b")).expect("collects");
     for file in ["export.json", "supply.json"] {
@@ -205,7 +205,7 @@ fn the_same_responses_and_clock_give_byte_identical_files() {
 #[test]
 fn a_second_run_carries_history_and_replaces_restated_days() {
     let standin = healthy();
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let first = dir.path().join("first");
     run(&standin, &first).expect("first run");
 
@@ -273,7 +273,7 @@ fn a_second_run_carries_history_and_replaces_restated_days() {
 #[test]
 fn collections_older_than_35_days_are_dropped() {
     let standin = healthy();
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let first = dir.path().join("first");
     run(&standin, &first).expect("first run");
     let later = "2026-12-27T06:00:00Z"; // 36 days after the first collection
@@ -311,7 +311,7 @@ fn a_429_is_retried_after_the_time_it_asks_for() {
         &sources::rankings_target(),
         vec![limited, Reply::json(body)],
     );
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let started = std::time::Instant::now();
     let report = run(&standin, &dir.path().join("out")).expect("collects after the wait");
     assert!(
@@ -332,7 +332,7 @@ fn one_failing_endpoints_request_fails_only_its_route() {
         &sources::endpoints_target("deep/think:thinking"),
         vec![Reply::error(502)],
     );
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     let report = run(&standin, &out).expect("collected");
     assert!(
@@ -384,7 +384,7 @@ fn one_failing_endpoints_request_fails_only_its_route() {
 fn a_failed_catalog_gives_catalog_unavailable_facts_and_a_failed_collection() {
     let standin = healthy();
     standin.route(sources::CATALOG_TARGET, vec![Reply::error(503)]);
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     run(&standin, &out).expect("demand still collected");
     let export = read_json(&out.join("export.json"));
@@ -407,7 +407,7 @@ fn a_snapshot_older_than_the_cutoff_writes_nothing() {
             "2026-11-20T23:59:59Z",
         ))],
     );
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     let err = run(&standin, &out).expect_err("refused");
     assert!(err.to_string().contains("still in progress"), "{err}");
@@ -418,7 +418,7 @@ fn a_snapshot_older_than_the_cutoff_writes_nothing() {
 fn a_refused_key_exits_1_writes_nothing_and_never_echoes_the_key() {
     let standin = healthy();
     standin.route(&sources::rankings_target(), vec![Reply::error(401)]);
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let output = sources::collect_command(&standin, dir.path())
         .output()
         .expect("binary runs");
@@ -435,7 +435,7 @@ fn a_refused_key_exits_1_writes_nothing_and_never_echoes_the_key() {
 #[test]
 fn a_missing_key_exits_1_before_any_request() {
     let standin = healthy();
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_model-demand"))
         .args(["collect", "--out", "out", "--openrouter-url", &standin.base])
         .arg("--policy")
@@ -453,7 +453,7 @@ fn a_missing_key_exits_1_before_any_request() {
 #[test]
 fn an_existing_file_collect_did_not_write_is_refused_untouched() {
     let standin = healthy();
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     std::fs::create_dir(&out).expect("mkdir");
     std::fs::write(out.join("export.json"), b"my own export").expect("write");

@@ -61,7 +61,7 @@ fn the_twelve_facts_of_six_real_configurations() {
     for repo in &repos {
         hf::serve(&standin, repo, &[]);
     }
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     let report = run(&standin, &out, None);
     model_demand::load(&out.join("export.json"), Some(&out.join("supply.json")))
@@ -253,7 +253,7 @@ fn the_four_configurations_of_2026_give_the_figures_of_their_sources() {
     for repo in &repos {
         hf::serve(&standin, repo, &[]);
     }
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     let report = run(&standin, &out, None);
     model_demand::load(&out.join("export.json"), Some(&out.join("supply.json")))
@@ -322,7 +322,7 @@ fn a_figure_that_changes_at_an_unchanged_commit_is_in_the_run_report() {
     for repo in &repos {
         hf::serve(&standin, repo, &[]);
     }
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let bare = dir.path().join("bare-policy.json");
     std::fs::write(
         &bare,
@@ -482,7 +482,7 @@ fn every_failure_is_a_reason_never_a_crash_or_a_zero() {
     );
     standin.route("/api/models/org/gone?blobs=true", vec![Reply::error(404)]);
     standin.route("/api/models/org/flaky?blobs=true", vec![Reply::error(503)]);
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     run(&standin, &out, None);
     model_demand::load(&out.join("export.json"), Some(&out.join("supply.json"))).expect("accepted");
@@ -577,7 +577,7 @@ fn a_warm_cache_makes_no_file_requests() {
     let standin = StandIn::start();
     script(&standin, std::slice::from_ref(&repo));
     hf::serve(&standin, &repo, &[]);
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let cache = dir.path().join("cache");
     let cold = run(&standin, &dir.path().join("a"), Some(&cache));
     let files = |r: &CollectReport| {
@@ -657,7 +657,7 @@ fn a_smaller_official_quantization_of_the_same_author_wins() {
         "/api/models/meta-llama/Llama-3.1-8B-Broken?blobs=true",
         vec![Reply::error(500)],
     );
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     run(&standin, &dir.path().join("out"), None);
     let all = facts(&dir.path().join("out"));
     let f = &all["meta-llama/llama-3.1-8b"];
@@ -676,7 +676,7 @@ fn a_smaller_official_quantization_of_the_same_author_wins() {
 fn without_a_repository_the_weights_access_is_unknown_or_closed_by_policy() {
     let standin = StandIn::start();
     sources::script_openrouter(&standin);
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let policy = dir.path().join("policy.json");
     std::fs::write(
         &policy,
@@ -733,7 +733,7 @@ fn a_renamed_repository_and_file_redirects_are_followed_with_the_range_kept() {
         );
         standin.route(&cdn, vec![Reply::File(bytes.clone())]);
     }
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     run(&standin, &dir.path().join("out"), None);
     let all = facts(&dir.path().join("out"));
     let f = &all["meta-llama/meta-llama-3.1-8b"];
@@ -766,7 +766,7 @@ fn each_credential_goes_only_to_its_own_source() {
     let standin = StandIn::start();
     script(&standin, std::slice::from_ref(&repo));
     hf::serve(&standin, &repo, &[]);
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let token = "hf_not_a_real_token_for_tests";
     let options = CollectOptions {
         hf_token: model_demand::collect::http::Secret::new(token.to_string()),

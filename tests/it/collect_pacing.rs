@@ -128,7 +128,7 @@ fn oversized_rate_limit_values_never_panic_nor_hang_a_run() {
         sources::script_openrouter(&standin);
         script_repositories(&standin);
         script(&standin);
-        let dir = tempfile::tempdir().expect("temp dir");
+        let dir = common::tempdir().expect("temp dir");
         let (code, stderr, report) = run_binary(&standin, dir.path(), Duration::from_secs(60));
         assert!(!stderr.contains("panicked"), "{what}: {stderr}");
         assert_eq!(code, Some(0), "{what}: the run goes on\n{stderr}");
@@ -172,7 +172,7 @@ fn a_refusal_without_fields_uses_a_try_and_waits_its_backoff_even_after_a_window
             Reply::json(ok),
         ],
     );
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let base = Duration::from_millis(400);
     let (result, report) = run_with(&standin, dir.path(), |o| CollectOptions {
         retry_base: base,
@@ -214,7 +214,7 @@ fn retry_after_as_an_http_date_is_waited_out() {
             Reply::json(sources::catalog_body("")),
         ],
     );
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let (result, report) = run_with(&standin, dir.path(), |o| o);
     let collected = result.expect("collected");
     assert!(
@@ -275,7 +275,7 @@ fn a_late_answer_or_one_wild_reset_costs_no_refusal_and_no_repository() {
             );
         }
         standin.limit(vec![limit]);
-        let dir = tempfile::tempdir().expect("temp dir");
+        let dir = common::tempdir().expect("temp dir");
         let (result, report) = run_with(&standin, dir.path(), |o| o);
         result.expect("collected");
         let (api, _) = hub_log(&standin);
@@ -318,7 +318,7 @@ fn buckets_are_independent_and_every_field_line_speaks_for_its_bucket() {
             )],
         );
     }
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let started = Instant::now();
     let (result, report) = run_with(&standin, dir.path(), |o| o);
     result.expect("collected");
@@ -370,7 +370,7 @@ fn the_quota_on_a_redirect_paces_the_files_behind_it() {
     let cdn = StandIn::start();
     script_repositories(&hub);
     hub.redirect_to(&cdn, |t| t.contains("/resolve/"));
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let token = "hf_not_a_real_token_for_tests";
     let with_token = |o: CollectOptions| CollectOptions {
         hf_token: model_demand::collect::http::Secret::new(token.to_string()),
@@ -479,7 +479,7 @@ fn a_hold_released_early_is_charged_what_it_lasted() {
             )),
         )],
     );
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let (result, report) = run_with(&standin, dir.path(), |o| o);
     assert_eq!(result.expect("collected").routes_failed, 0);
     assert!(
@@ -509,7 +509,7 @@ fn routes_never_requested_for_the_budget_say_so() {
             sources::catalog_body(""),
         )],
     );
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let started = Instant::now();
     let (result, report) = run_with(&standin, dir.path(), |o| o);
     assert!(started.elapsed() < Duration::from_secs(10));

@@ -89,7 +89,7 @@ fn aliases_and_ids_the_api_cannot_publish_are_never_routes_nor_repositories() {
         sources::CATALOG_TARGET,
         vec![Reply::json(serde_json::to_vec(&catalog).expect("json"))],
     );
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let (result, report) = run_with(&standin, dir.path(), |o| o);
     result.expect("collected");
 
@@ -157,7 +157,7 @@ fn a_route_answering_500_and_one_answering_404_each_fail_only_themselves() {
         &sources::endpoints_target("open/beta"),
         vec![Reply::error(404)],
     );
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let (result, report) = run_with(&standin, dir.path(), |o| o);
     let summary = result.expect("collected");
     assert!(summary.supply_complete);
@@ -230,7 +230,7 @@ fn an_endpoint_list_as_captured_is_read_member_by_member() {
             serde_json::to_vec(&fixture("endpoints-oddities.json")).expect("json"),
         )],
     );
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let (result, report) = run_with(&standin, dir.path(), |o| o);
     result.expect("collected");
     let out = dir.path().join("out");
@@ -343,7 +343,7 @@ fn hub_requests(standin: &StandIn) -> (u64, u64, u64) {
 fn a_cold_run_under_enforced_windows_reads_every_repository() {
     let standin = StandIn::start();
     script_repositories(&standin);
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let (free, _) = run_with(&standin, &dir.path().join("free"), |o| o);
     free.expect("unlimited run");
     let (api, resolvers, _) = hub_requests(&standin);
@@ -418,7 +418,7 @@ fn a_wait_past_the_budget_fails_the_request_as_any_other() {
     script_repositories(&standin);
     // One API request per minute: five of the six repositories would wait minutes.
     standin.limit(vec![Limit::hub_api(1, Duration::from_secs(60))]);
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let started = Instant::now();
     let (result, report) = run_with(&standin, dir.path(), |o| CollectOptions {
         wait_budget: Duration::from_secs(2),
@@ -478,7 +478,7 @@ fn an_openrouter_429_is_waited_out_to_its_x_ratelimit_reset() {
     let mut replies = vec![Reply::Status(429, headers, refusal); 4];
     replies.push(Reply::json(ok));
     standin.route(&target, replies);
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let (result, report) = run_with(&standin, dir.path(), |o| o);
     assert_eq!(result.expect("collected").routes_failed, 0);
     let asked = standin.log().iter().filter(|r| r.target == target).count();
@@ -550,7 +550,7 @@ fn an_upper_case_permaslug_is_served_as_written_and_unpublishable_rows_go_into_o
         ))],
     );
 
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let (result, report) = run_with(&standin, dir.path(), |o| o);
     result.expect("the night is written");
     let out = dir.path().join("out");
@@ -704,7 +704,7 @@ fn a_permaslug_named_differently_is_joined_only_by_a_reviewed_match() {
         ))],
     );
 
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let (result, report) = run_with(&standin, &dir.path().join("without"), |o| o);
     result.expect("collected");
     assert_eq!(
@@ -786,7 +786,7 @@ fn the_binary_says_when_it_waits_writes_its_report_and_renders_it() {
     let standin = StandIn::start();
     script_repositories(&standin);
     standin.limit(vec![Limit::hub_resolvers(160, Duration::from_secs(2))]);
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let report = dir.path().join("report.json");
     let bin = env!("CARGO_BIN_EXE_model-demand");
     let output = sources::collect_command(&standin, dir.path())

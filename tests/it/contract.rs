@@ -180,7 +180,7 @@ fn run_validator(site: &Path) -> std::process::Output {
 
 #[test]
 fn every_body_of_a_built_site_validates_against_the_openapi_document() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let site = dir.path().join("out");
     common::build_small(&site);
     let output = run_validator(&site);

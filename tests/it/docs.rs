@@ -32,7 +32,7 @@ fn rows(html: &str) -> Vec<(String, Cells)> {
 
 #[test]
 fn the_table_shows_the_records_exactly() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     common::build_small(&out);
     let html = std::fs::read_to_string(out.join("docs/index.html")).expect("docs page");
@@ -73,7 +73,7 @@ fn the_no_data_page_says_so() {
 
 #[test]
 fn every_fact_is_shown_with_a_link_to_its_evidence_or_its_reason() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     common::build_small(&out);
     let html = std::fs::read_to_string(out.join("docs/index.html")).expect("docs page");

@@ -8,7 +8,7 @@
 //! (`netlify/edge-functions/models.mjs`) the same answers under Deno with a stand-in for
 //! Netlify serving the built files (`tests/edge/handler_test.mjs`).
 //!
-//! The vectors are regenerated into a temporary directory on every run, beside the sites they
+//! The vectors are regenerated into `target/tmp/edge_vectors` on every run, beside the sites they
 //! refer to, instead of being committed: their targets and bodies are only meaningful with the
 //! built fixture, so a committed copy could only drift from it.
 
@@ -509,7 +509,6 @@ fn vectors_of(site: &Site, name: &'static str, cases: &[Case]) -> Vec<Vector> {
                     None,
                     Some(String::from_utf8(bytes.clone()).expect("UTF-8 body")),
                 ),
-                other => panic!("the router answers no {other:?}"),
             };
             let headers = answer
                 .headers
@@ -589,37 +588,28 @@ fn build_fixture(root: &Path) -> Vec<Vector> {
 
 /// The built sites and their vectors, made once per test binary.
 struct Fixture {
-    /// Removed when the tests end, unless `EDGE_FIXTURE_DIR` named a directory to keep.
-    _temp: Option<tempfile::TempDir>,
     dir: PathBuf,
     vectors: Vec<Vector>,
 }
 
-/// Builds the fixture into a temporary directory, or into `EDGE_FIXTURE_DIR` when set, so that
-/// the node and Deno tests can be rerun by hand:
+/// Builds the fixture into `target/tmp/edge_vectors` ([`common::run_dir`]; Deno reads nothing
+/// under `/dev`, where [`common::tempdir`] may be, without `--allow-all`), or into
+/// `EDGE_FIXTURE_DIR` when set, so that the node and Deno tests can be rerun by hand:
 /// `EDGE_FIXTURE=$EDGE_FIXTURE_DIR node --test tests/edge/query.test.mjs`.
 fn fixture() -> &'static Fixture {
     static FIXTURE: OnceLock<Fixture> = OnceLock::new();
     FIXTURE.get_or_init(|| {
-        let (temp, dir) = match std::env::var_os("EDGE_FIXTURE_DIR") {
+        let dir = match std::env::var_os("EDGE_FIXTURE_DIR") {
             Some(dir) => {
                 let dir = PathBuf::from(dir);
                 let _ = std::fs::remove_dir_all(&dir);
                 std::fs::create_dir_all(&dir).expect("EDGE_FIXTURE_DIR can be made");
-                (None, dir)
+                dir
             }
-            None => {
-                let temp = tempfile::tempdir().expect("temp dir");
-                let dir = temp.path().to_path_buf();
-                (Some(temp), dir)
-            }
+            None => common::run_dir("edge_vectors"),
         };
         let vectors = build_fixture(&dir);
-        Fixture {
-            _temp: temp,
-            dir,
-            vectors,
-        }
+        Fixture { dir, vectors }
     })
 }
 
@@ -770,7 +760,7 @@ fn every_list_answer_of_the_sample_assembles_to_the_full_layouts_bytes() {
     .expect("the sample is accepted");
     let catalog =
         inputs.served_models(model_demand::parse_now("2026-11-21T12:00:00Z").expect("now"));
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let edge = dir.path().join("edge");
     site::build(
         &SiteData::Data {

@@ -155,7 +155,7 @@ fn the_table_is_for_a_person() {
 fn the_policy_given_is_the_one_applied() {
     // Without config_defaults, nothing says which of Llama 4's layers are chunked.
     let (standin, repos) = serve_new();
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let policy = dir.path().join("policy.json");
     std::fs::write(
         &policy,
@@ -255,7 +255,7 @@ fn a_revision_pins_that_commit_and_the_token_goes_only_to_hugging_face() {
 #[test]
 fn the_cache_of_collect_serves_a_second_look() {
     let (standin, repos) = serve_new();
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let cache = dir.path().join("cache");
     let cache_arg = cache.to_str().expect("utf-8 path");
     let first = facts(&standin, &[&repos[2].id, "--cache", cache_arg], None);

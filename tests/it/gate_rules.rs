@@ -538,7 +538,7 @@ fn a_route_that_failed_alone_is_accepted_and_its_model_alone_says_so() {
     let failed_model = route["model_id"].as_str().expect("model").to_string();
     assert!(problems_of("supply", &supply.to_string()).is_empty());
 
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let path = dir.path().join("supply.json");
     std::fs::write(&path, supply.to_string()).expect("write");
     let export = common::crate_path("tests/fixtures/small/export.json");
@@ -688,7 +688,7 @@ fn every_problem_is_reported_not_only_the_first() {
 
 #[test]
 fn a_file_that_is_not_json_reports_line_and_column() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let path = dir.path().join("broken.json");
     std::fs::write(&path, "{\n  \"days\": [1, 2,\n}").expect("writable");
     match model_demand::load(&path, None) {
@@ -699,7 +699,7 @@ fn a_file_that_is_not_json_reports_line_and_column() {
 
 #[test]
 fn both_inputs_are_checked_before_failing() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let (export, supply) = (dir.path().join("e.json"), dir.path().join("s.json"));
     let mut e = base("export");
     e["extra"] = json!(1);
@@ -734,7 +734,7 @@ fn an_export_serving_no_model_is_valid() {
 
 #[test]
 fn check_prints_one_problem_per_line_starting_with_its_path() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let bad = dir.path().join("bad.json");
     let mut v = base("export");
     v["days"][12]["rows"][3]["total_tokens"] = json!("-5");
@@ -1218,7 +1218,7 @@ fn load_problems(dir: &str, which: &str, text: &str, scratch: &Path) -> Vec<Prob
 
 #[test]
 fn mutated_inputs_are_refused_at_the_mutated_path_without_panic() {
-    let scratch = tempfile::tempdir().expect("temp dir");
+    let scratch = common::tempdir().expect("temp dir");
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut runs: std::collections::BTreeMap<&str, (usize, usize)> = Default::default();
     // The small inputs with every shape of every kind; the edge inputs (3,000 rows, each load

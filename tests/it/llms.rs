@@ -89,7 +89,7 @@ fn the_agent_docs_give_the_entries_the_program_writes() {
 
 #[test]
 fn the_guide_is_served_as_text_on_both_kinds_of_site() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let with_data = dir.path().join("data");
     common::build_small(&with_data);
     check_guide(&common::serve_on_loopback(&with_data));

@@ -1,5 +1,5 @@
 //! The MCP servers driven by the official MCP Python SDK (`tests/clients/mcp_client.py`, pinned
-//! in tests/requirements.txt, installed by the test under target/pyenv), three ways: `model-demand
+//! in tests/requirements.txt, installed by the test in its tool cache), three ways: `model-demand
 //! mcp --dir` on the small fixture's built site and `--base-url` against the preview server on
 //! a loopback port (stdio), and the preview server's `/mcp` with the SDK's Streamable HTTP
 //! client; on a site with data and on the no-data site. Every tool result must be the preview server's answer
@@ -130,7 +130,7 @@ fn assert_same_as_oracle(seen: &Value, cases: &[Case]) {
 
 #[test]
 fn the_python_sdk_sees_the_preview_servers_answers_in_every_mode() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     common::build_small(&out);
     let preview = common::serve_on_loopback(&out);
@@ -160,7 +160,7 @@ fn the_python_sdk_sees_the_preview_servers_answers_in_every_mode() {
 
 #[test]
 fn the_no_data_site_answers_503_through_the_tools() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     site::build(&SiteData::Unavailable, &BuildOptions::new(&out)).expect("no-data site builds");
     let preview = common::serve_on_loopback(&out);

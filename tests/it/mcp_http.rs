@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 #[test]
 fn every_vector_gets_its_status_and_error_on_the_preview_server() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     common::build_small(&out);
     let preview = common::serve_on_loopback(&out);
@@ -22,7 +22,7 @@ fn every_vector_gets_its_status_and_error_on_the_preview_server() {
 
 #[test]
 fn the_no_data_site_serves_the_same_endpoint() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     site::build(&SiteData::Unavailable, &BuildOptions::new(&out)).expect("no-data site builds");
     let preview = common::serve_on_loopback(&out);
@@ -31,7 +31,7 @@ fn the_no_data_site_serves_the_same_endpoint() {
 
 #[test]
 fn other_paths_answer_as_before() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     common::build_small(&out);
     let preview = common::serve_on_loopback(&out);
@@ -70,7 +70,7 @@ fn other_paths_answer_as_before() {
 
 #[test]
 fn the_conformance_suite_passes_every_check() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     common::build_small(&out);
     let preview = common::serve_on_loopback(&out);
@@ -89,7 +89,7 @@ fn the_conformance_suite_passes_every_check() {
 
 #[test]
 fn the_mcp_inspector_lists_the_tools_and_calls_one_over_http() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     common::build_small(&out);
     let preview = common::serve_on_loopback(&out);
@@ -102,7 +102,7 @@ fn the_mcp_inspector_lists_the_tools_and_calls_one_over_http() {
 /// same call again, under any id, is answered exactly as the handler answers it, as stdio does.
 #[test]
 fn a_tool_called_again_is_answered_as_the_first_time_whatever_its_id() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     common::build_small(&out);
     let preview = common::serve_on_loopback(&out);

@@ -44,7 +44,7 @@ fn exit_code(child: &mut Child) -> Option<i32> {
 
 #[test]
 fn malformed_lines_get_errors_and_a_closed_stdin_ends_the_server() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     common::build_small(&out);
     let mut child = spawn_server(&out);
@@ -142,7 +142,7 @@ fn long_request(id: &Value, size: usize, id_first: bool) -> Vec<u8> {
 
 #[test]
 fn a_line_over_the_limit_gets_an_error_with_its_id_and_the_server_goes_on() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     common::build_small(&out);
     let mut child = spawn_server(&out);
@@ -215,7 +215,7 @@ fn a_line_over_the_limit_gets_an_error_with_its_id_and_the_server_goes_on() {
 
 #[test]
 fn a_stdin_closed_before_initialize_ends_the_server_cleanly() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     common::build_small(&out);
     let mut child = spawn_server(&out);
@@ -263,7 +263,7 @@ fn an_unreachable_site_is_a_tool_error_not_a_crash() {
 
 #[test]
 fn the_mcp_inspector_lists_the_tools_and_calls_one() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     common::build_small(&out);
     let bin = env!("CARGO_BIN_EXE_model-demand");

@@ -448,7 +448,7 @@ fn check_headers(what: &str, netlify: &Reply, preview: &Reply, differences: &mut
 #[test]
 fn netlify_dev_answers_like_the_preview_server() {
     let started = Instant::now();
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     // Netlify publishes the `edge` layout (DESIGN §8.1); the preview server answers from the
     // `full` layout: every answer must be the same.
     let root = dir.path().join("out");

@@ -54,7 +54,6 @@ fn run_engine(rules: &str, requests: &[(String, String)]) -> Vec<Option<Matched>
 }
 
 struct Built {
-    _dir: tempfile::TempDir,
     root: PathBuf,
     rules: String,
     api: Api,
@@ -64,8 +63,7 @@ struct Built {
 fn built() -> &'static Built {
     static BUILT: OnceLock<Built> = OnceLock::new();
     BUILT.get_or_init(|| {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let root = dir.path().join("out");
+        let root = common::run_dir("netlify_rules").join("out");
         common::build_small(&root);
         let (_, catalog) = common::small();
         Built {
@@ -73,7 +71,6 @@ fn built() -> &'static Built {
             api: Api::new(&catalog),
             ids: catalog.records.iter().map(|r| r.model_id.clone()).collect(),
             root,
-            _dir: dir,
         }
     })
 }
@@ -194,7 +191,7 @@ fn every_plain_request_reaches_exactly_the_designed_file() {
 /// encoded), the preview server agrees, a third spelling is the JSON 404, and `verify` passes.
 #[test]
 fn ids_that_differ_only_in_case_reach_their_own_files() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let root = dir.path().join("out");
     common::build_small_in_two_cases(&root);
     let rules = std::fs::read_to_string(root.join("_redirects")).expect("rules");

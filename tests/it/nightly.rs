@@ -67,7 +67,7 @@ impl Remote {
         // git stands in for GitHub; the scripts fetch and call hooks with curl and read JSON
         // with python3.
         common::tools::require(&["git", "bash", "curl", "python3"]);
-        let tmp = tempfile::tempdir().expect("temp dir");
+        let tmp = common::tempdir().expect("temp dir");
         let bare = tmp.path().join("remote.git");
         let work = tmp.path().join("work");
         std::fs::create_dir_all(&work).expect("mkdir");

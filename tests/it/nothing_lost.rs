@@ -63,7 +63,7 @@ fn assert_refused(output: &Output, path: &str) {
 
 #[test]
 fn build_refuses_a_directory_of_unrelated_files() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     users_directory(&dir.path().join("mysite"));
     let before = snapshot(&dir.path().join("mysite"));
     let output = run(&["build", "--unavailable", "--out", "mysite"], dir.path());
@@ -82,7 +82,7 @@ fn build_refuses_a_directory_of_unrelated_files() {
 
 #[test]
 fn serve_refuses_a_directory_of_unrelated_files_before_building() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     users_directory(&dir.path().join("photos"));
     let before = snapshot(&dir.path().join("photos"));
     // Port 0: if the refusal failed, the server would start and this test would hang, not pass.
@@ -101,7 +101,7 @@ fn serve_refuses_a_directory_of_unrelated_files_before_building() {
 
 #[test]
 fn build_never_moves_a_regular_file() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     std::fs::write(dir.path().join("afile"), b"precious").expect("write");
     let output = run(&["build", "--unavailable", "--out", "afile"], dir.path());
     assert_refused(&output, "afile");
@@ -115,7 +115,7 @@ fn build_never_moves_a_regular_file() {
 
 #[test]
 fn build_refuses_a_site_holding_a_file_its_manifest_does_not_list() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let ok = run(&["build", "--unavailable", "--out", "out"], dir.path());
     assert!(
         ok.status.success(),
@@ -139,7 +139,7 @@ fn build_refuses_a_site_holding_a_file_its_manifest_does_not_list() {
 
 #[test]
 fn build_replaces_an_empty_directory_and_its_own_site() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     std::fs::create_dir(dir.path().join("out")).expect("mkdir");
     for round in 0..2 {
         let output = run(&["build", "--unavailable", "--out", "out"], dir.path());

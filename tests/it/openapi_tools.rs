@@ -3,7 +3,7 @@
 //! generates from it works, alone, against the preview server.
 //!
 //! The npm packages are installed by the tests into `target/` (pinned below); the generator
-//! is installed by the test into a virtual environment under `target/pyenv/`, pinned by
+//! is installed by the test into a virtual environment in the tests' tool cache (`tests/it/common/tool_cache.rs`), pinned by
 //! `tests/requirements.txt`.
 
 use crate::common;
@@ -32,7 +32,7 @@ fn write_document(dir: &Path) -> std::path::PathBuf {
 #[test]
 fn redocly_lint_finds_no_error_and_no_warning() {
     let modules = common::npm_package(REDOCLY.0, REDOCLY.1);
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let document = write_document(dir.path());
     let config = common::crate_path("tests/clients/redocly.yaml");
     let lint = |format: &str| {
@@ -62,7 +62,7 @@ fn redocly_lint_finds_no_error_and_no_warning() {
 #[test]
 fn spectral_lint_finds_nothing() {
     let modules = common::npm_package(SPECTRAL.0, SPECTRAL.1);
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let document = write_document(dir.path());
     let ruleset = common::crate_path("tests/clients/spectral.yaml");
     let out = Command::new(modules.join(".bin/spectral"))
@@ -111,7 +111,7 @@ fn python(args: &[&std::ffi::OsStr]) -> Output {
 
 #[test]
 fn the_generated_python_client_reads_about_pages_through_every_model_and_looks_one_up() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let site = dir.path().join("site");
     common::build_small(&site);
     let base_url = common::serve_on_loopback(&site);

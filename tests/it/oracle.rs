@@ -110,7 +110,7 @@ const GENERATED: usize = 600;
 
 #[test]
 fn the_preview_server_answers_generated_requests_like_the_oracle() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     common::build_small(&dir.path().join("data"));
     site::build(
         &SiteData::Unavailable,

@@ -17,7 +17,6 @@ use proptest::prelude::*;
 
 /// The small site, built once, with its router and a running server.
 struct Fixture {
-    _dir: tempfile::TempDir,
     root: PathBuf,
     site: Site,
     api: Api,
@@ -27,8 +26,7 @@ struct Fixture {
 fn fixture() -> &'static Fixture {
     static FIXTURE: OnceLock<Fixture> = OnceLock::new();
     FIXTURE.get_or_init(|| {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let root = dir.path().join("out");
+        let root = common::run_dir("serve").join("out");
         common::build_small(&root);
         let (_, catalog) = common::small();
         let options = ServeOptions {
@@ -42,7 +40,6 @@ fn fixture() -> &'static Fixture {
         Fixture {
             site: Site::open(&root).expect("site opens"),
             root,
-            _dir: dir,
             api: Api::new(&catalog),
             addr,
         }
@@ -241,7 +238,7 @@ fn etags_are_strong_and_answer_304() {
 
 #[test]
 fn a_site_without_data_answers_503_on_the_model_route_and_feeds() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     site::build(&SiteData::Unavailable, &BuildOptions::new(&out)).expect("builds");
     let site = Site::open(&out).expect("opens");
@@ -534,7 +531,7 @@ fn moved_addresses_answer_301_from_the_alias_table() {
 
 #[test]
 fn a_documentation_host_takes_over_the_docs_address() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     let (inputs, catalog) = common::small();
     let options = BuildOptions {

@@ -32,7 +32,7 @@ fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
 fn shared_site() -> &'static BTreeMap<String, Vec<u8>> {
     static SITE: OnceLock<BTreeMap<String, Vec<u8>>> = OnceLock::new();
     SITE.get_or_init(|| {
-        let dir = tempfile::tempdir().expect("temp dir");
+        let dir = common::tempdir().expect("temp dir");
         let out = dir.path().join("out");
         let report = common::build_small(&out);
         let files = tree(&out);
@@ -142,7 +142,7 @@ fn manifest_lists_every_file_with_size_and_digest() {
 
 #[test]
 fn two_builds_of_the_same_inputs_are_byte_identical() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
     common::build_small(&a);
     common::build_small(&b);
@@ -151,7 +151,7 @@ fn two_builds_of_the_same_inputs_are_byte_identical() {
 
 #[test]
 fn a_failed_build_leaves_the_previous_site_untouched() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     common::build_small(&out);
     let before = tree(&out);
@@ -177,7 +177,7 @@ fn a_failed_build_leaves_the_previous_site_untouched() {
 
 #[test]
 fn a_refused_export_builds_nothing_and_keeps_the_site() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     common::build_small(&out);
     let before = tree(&out);
@@ -205,7 +205,7 @@ fn a_refused_export_builds_nothing_and_keeps_the_site() {
 
 #[test]
 fn the_no_data_site_serves_the_contract_and_503_elsewhere() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     site::build(&SiteData::Unavailable, &BuildOptions::new(&out)).expect("no-data site builds");
     let files = tree(&out);
@@ -301,7 +301,7 @@ fn written_pages_match_the_oracle(inputs: &common::oracle::Inputs, out: &Path) -
 
 #[test]
 fn the_small_site_holds_the_oracle_answers() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     common::build_small(&out);
     let inputs = common::oracle::Inputs::fixture("tests/fixtures/small", common::SMALL_NOW);
@@ -335,7 +335,7 @@ const EDGE_MODELS: [&str; 11] = [
 
 #[test]
 fn an_edge_site_holds_the_oracle_answers() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let edge = common::crate_path("tests/fixtures/edge");
     let mut export: serde_json::Value =
         serde_json::from_slice(&std::fs::read(edge.join("export.json")).expect("fixture"))
@@ -426,7 +426,7 @@ fn first_screen(page: &str) -> &str {
 #[test]
 fn a_site_built_from_the_sample_says_so_and_one_from_real_inputs_does_not() {
     use model_demand::sample::{NOTICE, SAMPLE_COMMIT};
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     // The sample in the edge layout (the same notices, a few files instead of 68,000).
     let inputs = model_demand::load(
         &common::crate_path(model_demand::SAMPLE_EXPORT),

@@ -15,7 +15,7 @@ fn differences(dir: &std::path::Path) -> Vec<String> {
 
 #[test]
 fn a_fresh_build_verifies_and_damage_is_named() {
-    let tmp = tempfile::tempdir().expect("temp dir");
+    let tmp = common::tempdir().expect("temp dir");
     let out = tmp.path().join("out");
     common::build_small(&out);
     let report = verify(&out).expect("a fresh build verifies");
@@ -62,7 +62,7 @@ fn a_fresh_build_verifies_and_damage_is_named() {
 fn a_consistent_but_wrong_answer_is_found() {
     // Rewrite a page and its manifest entry together: the tree matches the manifest, but the
     // answer no longer equals what the design computes from the site's own export.
-    let tmp = tempfile::tempdir().expect("temp dir");
+    let tmp = common::tempdir().expect("temp dir");
     let out = tmp.path().join("out");
     common::build_small(&out);
     let rel = "_api/models/list/tokens_30d/desc/25/0.json";
@@ -89,7 +89,7 @@ fn a_consistent_but_wrong_answer_is_found() {
 
 #[test]
 fn the_no_data_site_verifies() {
-    let tmp = tempfile::tempdir().expect("temp dir");
+    let tmp = common::tempdir().expect("temp dir");
     let out = tmp.path().join("out");
     site::build(&SiteData::Unavailable, &BuildOptions::new(&out)).expect("builds");
     verify(&out).expect("the no-data site verifies");
@@ -97,7 +97,7 @@ fn the_no_data_site_verifies() {
 
 #[test]
 fn a_stale_build_verifies() {
-    let tmp = tempfile::tempdir().expect("temp dir");
+    let tmp = common::tempdir().expect("temp dir");
     let out = tmp.path().join("out");
     let inputs = common::load_fixture("tests/fixtures/small");
     let catalog =
@@ -116,7 +116,7 @@ fn a_stale_build_verifies() {
 /// the feeds do not give) are named by their file or query, and `serve` refuses to open them.
 #[test]
 fn an_edge_site_verifies_every_list_answer_and_broken_parts_are_named() {
-    let tmp = tempfile::tempdir().expect("temp dir");
+    let tmp = common::tempdir().expect("temp dir");
     let out = tmp.path().join("out");
     common::build_small_as(&out, model_demand::edge::Layout::Edge);
     let report = verify(&out).expect("a fresh edge build verifies");

@@ -51,7 +51,7 @@ fn the_workflows_pass_actionlint() {
     );
 }
 
-/// zizmor from its own virtual environment under target/pyenv.
+/// zizmor from its own virtual environment in the tests' tool cache.
 fn zizmor(args: &[&str], files: &[PathBuf]) -> Output {
     let python = common::pyenv::python_env("zizmor", &common::pyenv::pinned(&["zizmor"]));
     let program = python.with_file_name("zizmor");
@@ -110,7 +110,7 @@ fn zizmor_finds_nothing_at_any_severity() {
 #[test]
 fn zizmor_still_finds_an_unpinned_action_and_persisted_credentials() {
     // The nightly's checkout as it was before it was hardened: the linter must see both faults.
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = common::tempdir().expect("temp dir");
     let bad = dir.path().join("bad.yml");
     std::fs::write(
         &bad,

@@ -45,7 +45,7 @@ pub fn node22() -> PathBuf {
 pub fn check_scenarios(url: &str, scenarios: &[&str]) {
     let node = node22();
     let modules = super::npm_package("@modelcontextprotocol/conformance", CONFORMANCE);
-    let results = tempfile::tempdir().expect("temp dir");
+    let results = super::tempdir().expect("temp dir");
     for scenario in scenarios {
         let out = Command::new(&node)
             .arg(modules.join("@modelcontextprotocol/conformance/dist/index.js"))

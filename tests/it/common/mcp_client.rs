@@ -1,5 +1,5 @@
 //! The official MCP Python SDK (`tests/clients/mcp_client.py`, pinned in tests/requirements.txt,
-//! installed under target/pyenv) as the client of any MCP server of the API: `model-demand mcp`
+//! installed in the tests' tool cache) as the client of any MCP server of the API: `model-demand mcp`
 //! on stdio or a Streamable HTTP endpoint (the preview server's or the edge function's `/mcp`).
 //! The tool calls every server must answer (every class of request) and the check that each
 //! result is the preview server's answer to the same GET, byte for byte.

@@ -12,6 +12,7 @@ pub mod oracle;
 pub mod pyenv;
 pub mod sources;
 pub mod standin;
+pub mod tool_cache;
 pub mod tools;
 
 use std::path::{Path, PathBuf};
@@ -19,6 +20,60 @@ use std::path::{Path, PathBuf};
 use model_demand::records::ServedModels;
 use model_demand::site::{self, BuildOptions, BuildReport, SiteData};
 use model_demand::Inputs;
+
+/// A temporary directory for a test's files, removed when dropped. Sites are thousands of
+/// small files, and creating them on the disks of the machines seen here cost more than
+/// anything else a suite does (the small fixture's site: 6 s on ext4, 1 s in RAM), so the
+/// directory is in `/dev/shm` when that is a RAM file system with room ([`SCRATCH_FREE`]) and
+/// `TMPDIR` is not set; else in the system's temporary directory.
+pub fn tempdir() -> std::io::Result<tempfile::TempDir> {
+    tempfile::Builder::new()
+        .prefix("model-demand-it-")
+        .tempdir_in(scratch_root())
+}
+
+/// A directory for a fixture the tests of one run share (held in a `static`, which Rust never
+/// drops, so a temporary directory there would be left behind): `NAME` under cargo's
+/// `CARGO_TARGET_TMPDIR`, emptied when first asked for in a run, so runs leave one copy at
+/// most, in `target/`.
+pub fn run_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)
+        .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+    dir
+}
+
+/// The free bytes `/dev/shm` must have to hold the suites' sites (two at a time, a few
+/// hundred MB each; a container's default `/dev/shm` of 64 MB does not).
+const SCRATCH_FREE: u64 = 4 << 30;
+
+fn scratch_root() -> &'static Path {
+    static ROOT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    ROOT.get_or_init(|| {
+        let shm = Path::new("/dev/shm");
+        let roomy = std::env::var_os("TMPDIR").is_none()
+            && free_bytes(shm).is_some_and(|free| free >= SCRATCH_FREE);
+        if roomy {
+            shm.to_path_buf()
+        } else {
+            std::env::temp_dir()
+        }
+    })
+}
+
+/// The bytes free on the file system holding `dir` (`df`, POSIX), when it can be told.
+fn free_bytes(dir: &Path) -> Option<u64> {
+    let out = std::process::Command::new("df")
+        .args(["-P", "-k"])
+        .arg(dir)
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    // `Filesystem 1024-blocks Used Available Capacity Mounted-on`, then one line.
+    let available = text.lines().nth(1)?.split_whitespace().nth(3)?;
+    available.parse::<u64>().ok().map(|kib| kib * 1024)
+}
 
 /// The `--now` the small fixture's expected responses were made at.
 pub const SMALL_NOW: &str = "2026-04-01T12:00:00Z";
@@ -69,7 +124,7 @@ pub fn build_small_as(out: &Path, layout: model_demand::edge::Layout) -> BuildRe
 /// `acme/beta-8b`, in the export and the supply feed alike. Returns the accepted inputs and
 /// the catalog at [`SMALL_NOW`].
 pub fn small_in_two_cases() -> (Inputs, ServedModels) {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = tempdir().expect("temp dir");
     for name in ["export.json", "supply.json"] {
         let text = std::fs::read_to_string(crate_path(&format!("tests/fixtures/small/{name}")))
             .expect("small fixture");
@@ -105,27 +160,43 @@ pub fn build_small_in_two_cases(out: &Path) -> BuildReport {
 /// The MCP Inspector release the tests run (its CLI mode, over stdio and over HTTP).
 pub const INSPECTOR: &str = "2.12.0";
 
-/// Installs an npm package once into `target/<name>-cache` and returns that cache's
-/// `node_modules`. A missing npm or a failed install fails the test, naming what to install.
+/// Installs an npm package once into the tests' tool cache ([`tool_cache`], `npm/NAME@VERSION`)
+/// and returns its `node_modules`. A missing npm or a failed install fails the test, naming
+/// what to install.
 pub fn npm_package(name: &str, version: &str) -> PathBuf {
-    // The suites share one test binary: two of them installing at once would race in npm.
-    static INSTALLING: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _installing = INSTALLING.lock().unwrap_or_else(|p| p.into_inner());
-    let cache = crate_path(&format!("target/{name}-cache"));
-    let modules = cache.join("node_modules");
-    if !modules.join(name).join("package.json").exists() {
-        // The installed packages run under node, so both are needed before anything installs.
-        tools::require(&["npm", "node"]);
-        let status = std::process::Command::new("npm")
-            .args(["install", "--silent", "--no-audit", "--no-fund", "--prefix"])
-            .arg(&cache)
-            .arg(format!("{name}@{version}"))
-            .status()
-            .unwrap_or_else(|e| {
-                panic!("npm cannot run ({e}): the tests need Node.js and npm: apt-get install nodejs npm")
-            });
-        assert!(status.success(), "npm install {name}@{version} failed");
+    let root = tool_cache::root().join("npm");
+    let entry = tool_cache::entry_name(name, version);
+    let dir = root.join(&entry);
+    let modules = dir.join("node_modules");
+    let installed = || modules.join(name).join("package.json").exists();
+    if installed() {
+        return modules;
     }
+    // Suites of this binary and other test runs installing it at once take turns.
+    let _lock = tool_cache::Lock::take(&root.join(format!("{entry}.lock")));
+    if installed() {
+        return modules;
+    }
+    // The installed packages run under node, so both are needed before anything installs.
+    tools::require(&["npm", "node"]);
+    // Installed beside its place and renamed into it: an interrupted install is never taken
+    // for a whole one (npm's own files hold no absolute paths).
+    let partial = root.join(format!("{entry}.partial"));
+    let _ = std::fs::remove_dir_all(&partial);
+    let status = std::process::Command::new("npm")
+        .args(["install", "--silent", "--no-audit", "--no-fund", "--prefix"])
+        .arg(&partial)
+        .arg(format!("{name}@{version}"))
+        .status()
+        .unwrap_or_else(|e| {
+            panic!(
+                "npm cannot run ({e}): the tests need Node.js and npm: apt-get install nodejs npm"
+            )
+        });
+    assert!(status.success(), "npm install {name}@{version} failed");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::rename(&partial, &dir)
+        .unwrap_or_else(|e| panic!("cannot move {} into place: {e}", partial.display()));
     modules
 }
 

@@ -1,29 +1,32 @@
 //! Python packages the tests need, installed by the tests themselves: one virtual environment
-//! per pinned requirement set under `target/pyenv/NAME`, created once and reused, so `cargo
-//! test` on a fresh clone needs nothing installed by hand but Python itself.
+//! per pinned requirement set under the tests' tool cache (`pyenv/NAME-DIGEST`,
+//! [`super::tool_cache`]), created once and reused, so `cargo test` on a fresh clone needs
+//! nothing installed by hand but Python itself.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// What to install when Python itself is missing (Debian's package names).
 const DEBIAN_PACKAGES: &str = "apt-get install python3 python3-venv";
 
-/// The `python` of a virtual environment `target/pyenv/NAME` holding exactly `requirements`
-/// (pinned `name==version` lines), creating it on first use. A second call with the same
-/// requirements reuses it; other requirements rebuild it.
+/// The `python` of a virtual environment `pyenv/NAME-DIGEST` of the tool cache holding exactly
+/// `requirements` (pinned `name==version` lines; DIGEST names them), creating it on first use.
+/// A second call with the same requirements reuses it; other requirements have their own.
 pub fn python_env(name: &str, requirements: &[&str]) -> PathBuf {
-    let root = super::crate_path("target/pyenv");
-    std::fs::create_dir_all(&root).expect("create target/pyenv");
-    let dir = root.join(name);
-    let python = dir.join("bin/python");
+    let root = super::tool_cache::root().join("pyenv");
+    std::fs::create_dir_all(&root)
+        .unwrap_or_else(|e| panic!("cannot create {}: {e}", root.display()));
     let wanted = requirements.join("\n") + "\n";
+    let digest = model_demand::site::sha256_hex(wanted.as_bytes());
+    let dir = root.join(format!("{name}-{}", &digest[..12]));
+    let python = dir.join("bin/python");
     let stamp = dir.join(".model-demand-requirements");
     if ready(&stamp, &python, &wanted) {
         return python;
     }
-    // Test binaries may run at once (cargo nextest): one creates, the others wait for it.
-    let _lock = Lock::take(&root.join(format!("{name}.lock")));
+    // Test runs may run at once (cargo nextest, two clones): one creates, the others wait.
+    let _lock = super::tool_cache::Lock::take(&dir.with_extension("lock"));
     if ready(&stamp, &python, &wanted) {
         return python;
     }
@@ -95,39 +98,4 @@ pub fn pinned(packages: &[&str]) -> Vec<&'static str> {
 
 fn ready(stamp: &Path, python: &Path, wanted: &str) -> bool {
     python.exists() && std::fs::read_to_string(stamp).is_ok_and(|s| s == wanted)
-}
-
-/// A lock directory holding its owner's PID; a lock whose owner is gone is taken over.
-struct Lock(PathBuf);
-
-impl Lock {
-    fn take(path: &Path) -> Lock {
-        let deadline = Instant::now() + Duration::from_secs(900);
-        loop {
-            if std::fs::create_dir(path).is_ok() {
-                let _ = std::fs::write(path.join("pid"), std::process::id().to_string());
-                return Lock(path.to_path_buf());
-            }
-            let owner = std::fs::read_to_string(path.join("pid")).ok();
-            let alive = owner
-                .as_deref()
-                .is_some_and(|pid| Path::new("/proc").join(pid.trim()).exists());
-            if owner.is_some() && !alive {
-                let _ = std::fs::remove_dir_all(path);
-                continue;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{} is held by another test run",
-                path.display()
-            );
-            std::thread::sleep(Duration::from_millis(200));
-        }
-    }
-}
-
-impl Drop for Lock {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
