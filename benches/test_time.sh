@@ -3,7 +3,9 @@
 # clones the repository at REV (default HEAD) into a temporary directory with an empty target/,
 # times `cargo test --no-run` (the compile), then `cargo test` (the run: the suites, their npm
 # and Python installs included; npm's and pip's own download caches are whatever this machine
-# has). Prints both. Run it on an otherwise idle machine: `benches/test_time.sh [REV]`.
+# has; the tests' tool cache, tests/it/common/tool_cache.rs, is the machine's own unless
+# COLD_TOOLS=1, which gives the run an empty one, as on a machine that never ran the suite).
+# Prints both. Run it on an otherwise idle machine: `[COLD_TOOLS=1] benches/test_time.sh [REV]`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rev=${1:-HEAD}
@@ -13,9 +15,14 @@ git clone --quiet --no-hardlinks . "$work/clone"
 git -C "$work/clone" checkout --quiet "$rev"
 cd "$work/clone"
 export CARGO_TARGET_DIR="$work/clone/target"
+tools="the machine's tool cache"
+if [ "${COLD_TOOLS:-}" = 1 ]; then
+  export MODEL_DEMAND_TEST_TOOLS="$work/tools"
+  tools="an empty tool cache"
+fi
 start=$(date +%s)
 cargo test --no-run --quiet >/dev/null 2>&1
 compiled=$(date +%s)
 cargo test --quiet >"$work/test.log" 2>&1 || { tail -40 "$work/test.log"; exit 1; }
 ran=$(date +%s)
-echo "test_time $rev: compile $((compiled - start)) s, run $((ran - compiled)) s, in all $((ran - start)) s"
+echo "test_time $rev ($tools): compile $((compiled - start)) s, run $((ran - compiled)) s, in all $((ran - start)) s"
