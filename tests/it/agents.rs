@@ -13,7 +13,6 @@ use std::path::Path;
 use common::oracle::{exchange, send};
 use model_demand::catalogue::{DEFAULT_CALL_BUDGET, MAX_RESULT_BYTES, TOOLS_LIST_BUDGET};
 use model_demand::projection::received_bytes;
-use model_demand::site::{self, BuildOptions, SiteData};
 use serde_json::{json, Value};
 
 /// The `result` of one JSON-RPC request to `/mcp`, and its bytes as sent (rmcp writes compact
@@ -82,25 +81,11 @@ fn default_calls_stay_within_budget_on_the_small_site_and_the_sample() {
     let small_figures = budgets(&preview, "acme/alpha-70b");
 
     let sample = dir.path().join("sample");
-    let inputs = model_demand::load(
-        &common::crate_path(model_demand::SAMPLE_EXPORT),
-        Some(&common::crate_path(model_demand::SAMPLE_SUPPLY)),
-    )
-    .expect("the sample loads");
-    let now = model_demand::parse_now("2026-11-21T12:00:00Z").expect("now");
-    let catalog = inputs.served_models(now);
+    let (inputs, catalog) = common::sample();
     assert_eq!(catalog.records.len(), 56);
-    let data = SiteData::Data {
-        inputs: &inputs,
-        catalog: &catalog,
-    };
     // The edge layout: the preview server answers it with the full layout's bytes
     // (edge_vectors), from 142 files instead of 68,000.
-    let options = BuildOptions {
-        layout: model_demand::edge::Layout::Edge,
-        ..BuildOptions::new(&sample)
-    };
-    site::build(&data, &options).expect("the sample builds");
+    common::build_into(&inputs, &catalog, &sample, model_demand::edge::Layout::Edge);
     let preview = common::serve_on_loopback(&sample);
     let first: Value =
         serde_json::from_slice(&exchange(&preview, "GET", "/api/v1/models?limit=1").body)

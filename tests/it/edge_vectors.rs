@@ -753,26 +753,10 @@ fn the_oracle_agrees_with_every_vector() {
 /// 12 orderings × 100 limits × offsets 0 to N + 1, past the end included.
 #[test]
 fn every_list_answer_of_the_sample_assembles_to_the_full_layouts_bytes() {
-    let inputs = model_demand::load(
-        &common::crate_path(model_demand::SAMPLE_EXPORT),
-        Some(&common::crate_path(model_demand::SAMPLE_SUPPLY)),
-    )
-    .expect("the sample is accepted");
-    let catalog =
-        inputs.served_models(model_demand::parse_now("2026-11-21T12:00:00Z").expect("now"));
+    let (inputs, catalog) = common::sample();
     let dir = common::tempdir().expect("temp dir");
     let edge = dir.path().join("edge");
-    site::build(
-        &SiteData::Data {
-            inputs: &inputs,
-            catalog: &catalog,
-        },
-        &BuildOptions {
-            layout: model_demand::edge::Layout::Edge,
-            ..BuildOptions::new(&edge)
-        },
-    )
-    .expect("edge layout builds");
+    common::build_into(&inputs, &catalog, &edge, model_demand::edge::Layout::Edge);
     let out = common::tools::command("node")
         .arg(common::crate_path("tests/edge/assemble_all.mjs"))
         .arg(&edge)

@@ -428,26 +428,10 @@ fn a_site_built_from_the_sample_says_so_and_one_from_real_inputs_does_not() {
     use model_demand::sample::{NOTICE, SAMPLE_COMMIT};
     let dir = common::tempdir().expect("temp dir");
     // The sample in the edge layout (the same notices, a few files instead of 68,000).
-    let inputs = model_demand::load(
-        &common::crate_path(model_demand::SAMPLE_EXPORT),
-        Some(&common::crate_path(model_demand::SAMPLE_SUPPLY)),
-    )
-    .expect("the sample is accepted");
-    let catalog =
-        inputs.served_models(model_demand::parse_now("2026-11-21T12:00:00Z").expect("now"));
+    let (inputs, catalog) = common::sample();
     assert!(catalog.sample);
     let sample = dir.path().join("sample");
-    site::build(
-        &SiteData::Data {
-            inputs: &inputs,
-            catalog: &catalog,
-        },
-        &BuildOptions {
-            layout: model_demand::edge::Layout::Edge,
-            ..BuildOptions::new(&sample)
-        },
-    )
-    .expect("the sample builds");
+    common::build_into(&inputs, &catalog, &sample, model_demand::edge::Layout::Edge);
     let small = dir.path().join("small");
     common::build_small(&small);
     let read = |site: &Path, file: &str| {

@@ -106,17 +106,36 @@ pub fn build_small(out: &Path) -> BuildReport {
 /// Builds the small fixture's site into `out` in `layout`.
 pub fn build_small_as(out: &Path, layout: model_demand::edge::Layout) -> BuildReport {
     let (inputs, catalog) = small();
-    site::build(
-        &SiteData::Data {
-            inputs: &inputs,
-            catalog: &catalog,
-        },
-        &BuildOptions {
-            layout,
-            ..BuildOptions::new(out)
-        },
+    build_into(&inputs, &catalog, out, layout)
+}
+
+/// Builds accepted inputs into `out` in `layout`.
+pub fn build_into(
+    inputs: &Inputs,
+    catalog: &ServedModels,
+    out: &Path,
+    layout: model_demand::edge::Layout,
+) -> BuildReport {
+    let data = SiteData::Data { inputs, catalog };
+    let options = BuildOptions {
+        layout,
+        ..BuildOptions::new(out)
+    };
+    site::build(&data, &options).expect("the site builds")
+}
+
+/// The `--now` the tests read the bundled sample at.
+pub const SAMPLE_NOW: &str = "2026-11-21T12:00:00Z";
+
+/// The bundled sample's accepted inputs and its served models at [`SAMPLE_NOW`].
+pub fn sample() -> (Inputs, ServedModels) {
+    let inputs = model_demand::load(
+        &crate_path(model_demand::SAMPLE_EXPORT),
+        Some(&crate_path(model_demand::SAMPLE_SUPPLY)),
     )
-    .expect("small site builds")
+    .expect("the sample is accepted");
+    let catalog = inputs.served_models(model_demand::parse_now(SAMPLE_NOW).expect("now"));
+    (inputs, catalog)
 }
 
 /// The small fixture with two IDs that differ only in letter case (DESIGN §2, amended
@@ -147,14 +166,7 @@ pub fn small_in_two_cases() -> (Inputs, ServedModels) {
 /// Builds [`small_in_two_cases`] into `out`.
 pub fn build_small_in_two_cases(out: &Path) -> BuildReport {
     let (inputs, catalog) = small_in_two_cases();
-    site::build(
-        &SiteData::Data {
-            inputs: &inputs,
-            catalog: &catalog,
-        },
-        &BuildOptions::new(out),
-    )
-    .expect("the site builds")
+    build_into(&inputs, &catalog, out, model_demand::edge::Layout::Full)
 }
 
 /// The MCP Inspector release the tests run (its CLI mode, over stdio and over HTTP).
