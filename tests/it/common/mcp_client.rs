@@ -155,7 +155,7 @@ pub enum Mode {
 
 /// Runs the Python client against a server with these calls; what it saw.
 pub fn run_client(dir: &Path, mode: &Mode, cases: &[Case]) -> Value {
-    let python = super::pyenv::python_env("mcp", &super::pyenv::pinned(&["mcp"]));
+    let python = super::pins::MCP_PY.python();
     let mut plan = json!({
         "calls": cases.iter().map(|c| json!({"tool": c.tool, "arguments": c.arguments})).collect::<Vec<_>>(),
         "resources": RESOURCES.iter().map(|(uri, _)| *uri).collect::<Vec<_>>(),
@@ -231,10 +231,10 @@ pub fn assert_same_as_preview(seen: &Value, cases: &[Case], preview: &str) {
     assert_eq!(seen["instructions"], json!(expected), "instructions");
 }
 
-/// The MCP Inspector's CLI (pinned, `super::INSPECTOR`) against `server` (a command and its
+/// The MCP Inspector's CLI (pinned, `super::pins::INSPECTOR`) against `server` (a command and its
 /// arguments, or a URL with `--transport http`), run with `args`: its JSON output.
 pub fn inspector(home: &Path, server: &[&std::ffi::OsStr], args: &[&str]) -> Value {
-    let modules = super::npm_package("@modelcontextprotocol/inspector", super::INSPECTOR);
+    let modules = super::pins::INSPECTOR.install();
     let out = Command::new(modules.join(".bin/mcp-inspector"))
         .arg("--cli")
         .args(server)

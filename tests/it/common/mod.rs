@@ -9,6 +9,7 @@ pub mod mcp_client;
 pub mod mcp_http;
 pub mod netlify;
 pub mod oracle;
+pub mod pins;
 pub mod pyenv;
 pub mod sources;
 pub mod standin;
@@ -169,13 +170,11 @@ pub fn build_small_in_two_cases(out: &Path) -> BuildReport {
     build_into(&inputs, &catalog, out, model_demand::edge::Layout::Full)
 }
 
-/// The MCP Inspector release the tests run (its CLI mode, over stdio and over HTTP).
-pub const INSPECTOR: &str = "2.12.0";
-
 /// Installs an npm package once into the tests' tool cache ([`tool_cache`], `npm/NAME@VERSION`)
 /// and returns its `node_modules`. A missing npm or a failed install fails the test, naming
 /// what to install.
 pub fn npm_package(name: &str, version: &str) -> PathBuf {
+    pins::prefetch();
     let root = tool_cache::root().join("npm");
     let entry = tool_cache::entry_name(name, version);
     let dir = root.join(&entry);

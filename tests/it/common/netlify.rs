@@ -8,10 +8,6 @@ use std::process::Command;
 
 use model_demand::site::sha256_hex;
 
-/// The netlify-cli release the tests run.
-pub const NETLIFY_CLI: &str = "27.10.2";
-/// The Deno release netlify-cli runs edge functions with.
-pub const DENO: &str = "2.9.6";
 /// The module netlify-cli's config extractor imports for its types only.
 const TYPES_URL_PATH: &str = "/bootstrap/globals/types.ts";
 
@@ -52,11 +48,12 @@ fn write_types_stand_in(deno_dir: &Path) {
 pub fn command(project: &Path, scratch: &Path) -> Command {
     // `.bin/netlify` is a node script, and the build command it runs is a bash script.
     crate::common::tools::require(&["node", "bash"]);
-    let cli: PathBuf = crate::common::npm_package("netlify-cli", NETLIFY_CLI);
-    let deno_bin = crate::common::npm_package("deno", DENO).join(".bin");
+    let cli: PathBuf = crate::common::pins::NETLIFY_CLI.install();
+    let deno_bin = crate::common::pins::DENO.install().join(".bin");
     assert!(
         deno_bin.join("deno").exists(),
-        "npm deno {DENO} has no binary"
+        "npm deno {} has no binary",
+        crate::common::pins::DENO.version
     );
     let deno_dir = scratch.join("deno-dir");
     write_types_stand_in(&deno_dir);

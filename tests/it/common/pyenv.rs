@@ -14,6 +14,7 @@ const DEBIAN_PACKAGES: &str = "apt-get install python3 python3-venv";
 /// `requirements` (pinned `name==version` lines; DIGEST names them), creating it on first use.
 /// A second call with the same requirements reuses it; other requirements have their own.
 pub fn python_env(name: &str, requirements: &[&str]) -> PathBuf {
+    super::pins::prefetch();
     let root = super::tool_cache::root().join("pyenv");
     std::fs::create_dir_all(&root)
         .unwrap_or_else(|e| panic!("cannot create {}: {e}", root.display()));
