@@ -23,6 +23,6 @@ fi
 start=$(date +%s)
 cargo test --no-run --quiet >/dev/null 2>&1
 compiled=$(date +%s)
-cargo test --quiet >"$work/test.log" 2>&1 || { tail -40 "$work/test.log"; exit 1; }
+cargo test --quiet >"$work/test.log" 2>&1 || { grep -E "^---- |panicked at" "$work/test.log"; tail -5 "$work/test.log"; exit 1; }
 ran=$(date +%s)
 echo "test_time $rev ($tools): compile $((compiled - start)) s, run $((ran - compiled)) s, in all $((ran - start)) s"
