@@ -191,8 +191,11 @@ pub fn npm_package(name: &str, version: &str) -> PathBuf {
     // The installed packages run under node, so both are needed before anything installs.
     tools::require(&["npm", "node"]);
     // Installed beside its place and renamed into it: an interrupted install is never taken
-    // for a whole one (npm's own files hold no absolute paths).
-    let partial = root.join(format!("{entry}.partial"));
+    // for a whole one (npm's own files hold no absolute paths). The place is this process's
+    // own, since an npm started by a run that has ended (a background install,
+    // [`pins::prefetch`]) may still be writing into that run's; such leftovers are removed.
+    tool_cache::remove_partials_of_ended_runs(&root, &entry);
+    let partial = root.join(format!("{entry}.partial-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&partial);
     let status = std::process::Command::new("npm")
         .args(["install", "--silent", "--no-audit", "--no-fund", "--prefix"])

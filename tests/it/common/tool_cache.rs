@@ -33,6 +33,24 @@ pub fn entry_name(name: &str, version: &str) -> String {
     format!("{}@{version}", name.replace('/', "+"))
 }
 
+/// Removes `ENTRY.partial-PID` directories under `root` whose process has ended: installs that
+/// never finished (a run stopped while installing). Ones of a live process are left alone.
+pub fn remove_partials_of_ended_runs(root: &Path, entry: &str) {
+    let prefix = format!("{entry}.partial-");
+    let Ok(listing) = std::fs::read_dir(root) else {
+        return;
+    };
+    for item in listing.flatten() {
+        let name = item.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(&prefix)) else {
+            continue;
+        };
+        if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_dir_all(item.path());
+        }
+    }
+}
+
 /// A lock directory holding its owner's PID; a lock whose owner is gone is taken over. Held by
 /// one thread of one process at a time: test binaries (and clones) running at once take turns.
 pub struct Lock(PathBuf);
