@@ -41,8 +41,8 @@ pub const TEXT_HEADERS: [(&str, &str); 3] = [
 ];
 
 /// Path patterns of `_headers`, with the header set each gets.
-fn header_rules() -> Vec<(&'static str, &'static [(&'static str, &'static str)])> {
-    vec![
+fn header_rules() -> [(&'static str, &'static [(&'static str, &'static str)]); 5] {
+    [
         ("/api/*", &JSON_HEADERS),
         ("/_api/*", &JSON_HEADERS),
         ("/docs/*", &HTML_HEADERS),
@@ -54,11 +54,23 @@ fn header_rules() -> Vec<(&'static str, &'static [(&'static str, &'static str)])
 /// The headers the CDN gives a public path (`/api/v1/about`), by the first `_headers` pattern
 /// that matches it; JSON headers where none does.
 pub fn headers_for(public_path: &str) -> &'static [(&'static str, &'static str)] {
+    public_path
+        .strip_prefix('/')
+        .map_or(&JSON_HEADERS, headers_for_file)
+}
+
+/// The headers the CDN gives the site file `key` (public path `/KEY`), as [`headers_for`] that
+/// path, without making it: the preview server asks this once a request.
+pub fn headers_for_file(key: &str) -> &'static [(&'static str, &'static str)] {
     header_rules()
         .into_iter()
-        .find(|(pattern, _)| match pattern.strip_suffix('*') {
-            Some(prefix) => public_path.starts_with(prefix),
-            None => public_path == *pattern,
+        .find(|(pattern, _)| {
+            // Every pattern is an absolute path; the key is the same path without its `/`.
+            let pattern = pattern.strip_prefix('/').unwrap_or(pattern);
+            match pattern.strip_suffix('*') {
+                Some(prefix) => key.starts_with(prefix),
+                None => key == pattern,
+            }
         })
         .map_or(&JSON_HEADERS, |(_, headers)| headers)
 }

@@ -1,7 +1,7 @@
 //! The preview server's body cache: file bodies read once and kept, within a budget.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
@@ -17,8 +17,13 @@ pub(super) struct BodyCache {
 }
 
 impl BodyCache {
-    /// The body of `key` (the file at `path`), from memory when it was read before.
-    pub(super) fn get_or_read(&self, key: &str, path: &Path) -> std::io::Result<Arc<[u8]>> {
+    /// The body of `key` (the file at `path()`), from memory when it was read before. The path
+    /// is made only on a miss: a hit allocates nothing.
+    pub(super) fn get_or_read(
+        &self,
+        key: &str,
+        path: impl FnOnce() -> PathBuf,
+    ) -> std::io::Result<Arc<[u8]>> {
         if let Some(hit) = self
             .entries
             .read()
@@ -27,7 +32,7 @@ impl BodyCache {
         {
             return Ok(hit);
         }
-        let bytes: Arc<[u8]> = std::fs::read(path)?.into();
+        let bytes: Arc<[u8]> = std::fs::read(path())?.into();
         let size = bytes.len() as u64;
         let used = self.used.fetch_add(size, Ordering::Relaxed);
         if used + size <= CACHE_BYTES {

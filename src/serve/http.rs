@@ -2,6 +2,7 @@
 //! answered on the thread that read its connection, and each response written by the server
 //! itself in one piece.
 
+use std::borrow::Cow;
 use std::io::{IoSlice, Write};
 use std::net::SocketAddr;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -120,7 +121,13 @@ fn listen(bind: SocketAddr, timeout: Duration) -> Result<std::net::TcpListener> 
 /// Answers one request (`/mcp` by the MCP endpoint, every other path by the site's router); a
 /// panic while answering becomes a 500 and the worker lives on.
 fn handle(site: &Site, mcp: &ApiServer, mut request: tiny_http::Request) {
-    let method = request.method().as_str().to_string();
+    // The method outlives the borrow of the request `/mcp` takes; GET and HEAD, nearly every
+    // request, are kept without allocating.
+    let method: Cow<'static, str> = match request.method() {
+        tiny_http::Method::Get => Cow::Borrowed("GET"),
+        tiny_http::Method::Head => Cow::Borrowed("HEAD"),
+        other => Cow::Owned(other.as_str().to_string()),
+    };
     let if_none_match = request
         .headers()
         .iter()
@@ -141,7 +148,7 @@ fn handle(site: &Site, mcp: &ApiServer, mut request: tiny_http::Request) {
         (answer, body)
     });
     let head_only = method == "HEAD";
-    let (head, has_body) = http_message(&answer, head_only, &http_date());
+    let (head, has_body) = with_http_date(|date| http_message(&answer, head_only, date));
     let body = if has_body { body.bytes() } else { &[][..] };
     // The whole response goes out in one writev of head and body: tiny_http's own writer
     // copies bodies in 8 KB pieces, one send each, and copying a body behind its head costs
@@ -185,23 +192,45 @@ fn write_all_vectored(out: &mut impl Write, head: &[u8], body: &[u8]) -> std::io
 /// contain CR or LF, so nothing here can split the response.
 fn http_message(answer: &Answer, head_only: bool, date: &str) -> (Vec<u8>, bool) {
     let has_body = !matches!(answer.status, 100..=199 | 204 | 304);
+    // Made once a request: plain appends, not the formatting machinery.
     let mut out = Vec::with_capacity(320);
-    let _ = write!(
-        out,
-        "HTTP/1.1 {} {}\r\nDate: {date}\r\nServer: model-demand\r\n",
-        answer.status,
-        reason_phrase(answer.status)
-    );
+    out.extend_from_slice(b"HTTP/1.1 ");
+    push_decimal(&mut out, u64::from(answer.status));
+    out.push(b' ');
+    out.extend_from_slice(reason_phrase(answer.status).as_bytes());
+    out.extend_from_slice(b"\r\nDate: ");
+    out.extend_from_slice(date.as_bytes());
+    out.extend_from_slice(b"\r\nServer: model-demand\r\n");
     for (name, value) in &answer.headers {
         if !value.contains(['\r', '\n']) {
-            let _ = write!(out, "{name}: {value}\r\n");
+            out.extend_from_slice(name.as_bytes());
+            out.extend_from_slice(b": ");
+            out.extend_from_slice(value.as_bytes());
+            out.extend_from_slice(b"\r\n");
         }
     }
     if has_body {
-        let _ = write!(out, "Content-Length: {}\r\n", answer.length);
+        out.extend_from_slice(b"Content-Length: ");
+        push_decimal(&mut out, answer.length);
+        out.extend_from_slice(b"\r\n");
     }
     out.extend_from_slice(b"\r\n");
     (out, has_body && !head_only)
+}
+
+/// Appends `n` in decimal.
+fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[start..]);
 }
 
 fn reason_phrase(status: u16) -> &'static str {
@@ -224,10 +253,10 @@ fn reason_phrase(status: u16) -> &'static str {
     }
 }
 
-/// The current time as an HTTP date (`Sun, 22 Nov 2026 23:02:40 GMT`). The header has a
-/// resolution of one second, so each connection thread formats it once a second, not once a
-/// request.
-fn http_date() -> String {
+/// Runs `write` with the current time as an HTTP date (`Sun, 22 Nov 2026 23:02:40 GMT`). The
+/// header has a resolution of one second, so each connection thread formats it once a second,
+/// not once a request, and lends it rather than copying it.
+fn with_http_date<R>(write: impl FnOnce(&str) -> R) -> R {
     thread_local! {
         static LAST: std::cell::RefCell<(i64, String)> = const { std::cell::RefCell::new((i64::MIN, String::new())) };
     }
@@ -243,7 +272,7 @@ fn http_date() -> String {
                 now.format(&format).unwrap_or_default(),
             );
         }
-        last.1.clone()
+        write(&last.1)
     })
 }
 
@@ -355,6 +384,13 @@ mod tests {
         let not_modified = not_modified(answer, Some("*"));
         let text = joined(http_message(&not_modified, false, "D"), b"{}");
         assert!(text.starts_with("HTTP/1.1 304 Not Modified") && !text.contains("Content-Length"));
-        assert!(http_date().ends_with(" GMT"));
+        assert!(with_http_date(
+            |date| date.ends_with(" GMT") && date.len() == 29
+        ));
+        for n in [0, 7, 10, 204, 18_446_744_073_709_551_615] {
+            let mut out = Vec::new();
+            push_decimal(&mut out, n);
+            assert_eq!(out, n.to_string().as_bytes());
+        }
     }
 }

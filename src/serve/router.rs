@@ -12,7 +12,7 @@ use crate::digest::sha256_hex;
 use crate::edge;
 use crate::error::{Error, Result};
 use crate::manifest::{Manifest, MANIFEST};
-use crate::netlify::{self, headers_for, CONFIG_FILES, MODELS_PATH, UNAVAILABLE_PATHS};
+use crate::netlify::{self, headers_for_file, CONFIG_FILES, MODELS_PATH, UNAVAILABLE_PATHS};
 use crate::query::{self, list_file, ListQuery, Routed};
 use crate::render::{self, error_body, ErrorCode, Response};
 use crate::site::{RoutingTable, ROUTES};
@@ -175,7 +175,7 @@ impl Site {
             Body::Bytes(bytes) => Ok(bytes.as_slice().into()),
             Body::File(key) => match self.files.get(key) {
                 // The key is a manifest entry checked plain and relative when the site opened.
-                Some(_) => self.cache.get_or_read(key, &self.dir.join(key)),
+                Some(_) => self.cache.get_or_read(key, || self.dir.join(key)),
                 None => Err(std::io::Error::other("file not in manifest")),
             },
         }
@@ -291,7 +291,7 @@ impl Site {
             // Listed in the routing table but missing from the manifest: a broken site.
             return self.error(ErrorCode::Internal, None);
         };
-        let mut headers: Vec<(&'static str, String)> = headers_for(&format!("/{key}"))
+        let mut headers: Vec<(&'static str, String)> = headers_for_file(key)
             .iter()
             .map(|(name, value)| (*name, (*value).to_string()))
             .collect();
