@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::cache::BodyCache;
 use crate::digest::sha256_hex;
@@ -23,13 +23,9 @@ use crate::site::{RoutingTable, ROUTES};
 #[derive(Debug, Clone)]
 struct SiteFile {
     bytes: u64,
-    sha256: String,
-}
-
-impl SiteFile {
-    fn etag(&self) -> String {
-        format!("\"{}\"", self.sha256)
-    }
+    /// As the manifest lists it; `None` for the manifest itself, hashed when first asked for
+    /// ([`Site::manifest_sha256`]).
+    sha256: Option<String>,
 }
 
 /// A written site, indexed from its manifest and routing table.
@@ -39,6 +35,10 @@ pub struct Site {
     files: BTreeMap<String, SiteFile>,
     routes: RoutingTable,
     cache: BodyCache,
+    /// The manifest's own SHA-256, made when its ETag is first needed: hashing it (13 MB for
+    /// the sample) was an eighth of opening a site, which every `serve` and `mcp` start waits
+    /// for.
+    manifest_sha256: OnceLock<Option<String>>,
 }
 
 /// A response body.
@@ -99,7 +99,7 @@ impl Site {
             .map(|entry| {
                 let file = SiteFile {
                     bytes: entry.bytes,
-                    sha256: entry.sha256,
+                    sha256: Some(entry.sha256),
                 };
                 (entry.path, file)
             })
@@ -109,7 +109,7 @@ impl Site {
             MANIFEST.to_string(),
             SiteFile {
                 bytes: manifest_bytes.len() as u64,
-                sha256: sha256_hex(&manifest_bytes),
+                sha256: None,
             },
         );
         let site = Site {
@@ -117,6 +117,7 @@ impl Site {
             files,
             routes,
             cache: BodyCache::default(),
+            manifest_sha256: OnceLock::new(),
         };
         site.check_edge_parts()?;
         Ok(site)
@@ -157,6 +158,18 @@ impl Site {
         } else {
             Err(Error::Verify(problems))
         }
+    }
+
+    /// The SHA-256 of the site's manifest (the file as served), hashed once; `None` when it
+    /// cannot be read.
+    fn manifest_sha256(&self) -> Option<&str> {
+        self.manifest_sha256
+            .get_or_init(|| {
+                self.body_bytes(&Body::File(MANIFEST.to_string()))
+                    .ok()
+                    .map(|bytes| sha256_hex(&bytes))
+            })
+            .as_deref()
     }
 
     /// The routing table.
@@ -291,11 +304,15 @@ impl Site {
             // Listed in the routing table but missing from the manifest: a broken site.
             return self.error(ErrorCode::Internal, None);
         };
+        let Some(sha256) = file.sha256.as_deref().or_else(|| self.manifest_sha256()) else {
+            // The manifest itself, unreadable since the site opened.
+            return self.error(ErrorCode::Internal, None);
+        };
         let mut headers: Vec<(&'static str, String)> = headers_for_file(key)
             .iter()
             .map(|(name, value)| (*name, (*value).to_string()))
             .collect();
-        headers.push(("ETag", file.etag()));
+        headers.push(("ETag", format!("\"{sha256}\"")));
         Answer {
             status: 200,
             headers,

@@ -237,6 +237,20 @@ fn etags_are_strong_and_answer_304() {
 }
 
 #[test]
+fn every_file_etag_is_the_sha256_of_the_bytes_served_the_manifest_included() {
+    let f = fixture();
+    for path in ["/manifest.json", "/api/v1/about", "/api/v1/models?limit=2"] {
+        let answer = f.site.resolve("GET", path, None);
+        let body = f.site.read_body(&answer.body).expect("body");
+        let expected = format!("\"{}\"", model_demand::site::sha256_hex(&body));
+        assert_eq!(answer.header("ETag"), Some(expected.as_str()), "{path}");
+        // The manifest's digest is made when first asked for; asked again, the same.
+        let again = f.site.resolve("GET", path, Some(&expected));
+        assert_eq!(again.status, 304, "{path}");
+    }
+}
+
+#[test]
 fn a_site_without_data_answers_503_on_the_model_route_and_feeds() {
     let dir = common::tempdir().expect("temp dir");
     let out = dir.path().join("out");
