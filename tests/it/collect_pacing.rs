@@ -254,8 +254,14 @@ fn a_late_answer_or_one_wild_reset_costs_no_refusal_and_no_repository() {
         ("late", Limit::hub_api(4, Duration::from_secs(3)), true),
         (
             "wild t",
+            // Windows from the first Hub request: a run whose first requests a loaded machine
+            // delays into a window's last second meets the known limitation that a wild `t`
+            // read last reopens a spent window (docs/decisions.md; the ignored unit test
+            // `a_wild_reset_read_last_does_not_reopen_a_spent_window` reproduces it). This
+            // test holds what the pacing does promise, on any machine.
             Limit {
                 misreport: Some((2, 3000)),
+                from_first_request: true,
                 ..Limit::hub_api(4, Duration::from_secs(3))
             },
             false,

@@ -75,6 +75,10 @@ pub struct Limit {
     /// Says `t` = this many seconds on the answer to the request counted at this index (from
     /// 1, over the whole run) instead of the truth: one odd value among truthful ones.
     pub misreport: Option<(u64, u64)>,
+    /// Fixed windows count from the bucket's first request instead of the stand-in's start, so
+    /// where in a window a run's first requests fall does not hang on how fast the machine got
+    /// them there.
+    pub from_first_request: bool,
 }
 
 impl Limit {
@@ -87,6 +91,7 @@ impl Limit {
             window,
             on_every_answer: true,
             misreport: None,
+            from_first_request: false,
         }
     }
 
@@ -99,6 +104,7 @@ impl Limit {
             window,
             on_every_answer: true,
             misreport: None,
+            from_first_request: false,
         }
     }
 }
@@ -113,6 +119,8 @@ struct State {
     counted: BTreeMap<(&'static str, u64), u64>,
     /// Requests counted per bucket over the run.
     total: BTreeMap<&'static str, u64>,
+    /// When each bucket counted its first request.
+    first: BTreeMap<&'static str, Instant>,
 }
 
 /// A running stand-in; stops when dropped.
@@ -165,6 +173,7 @@ impl StandIn {
         state.limits = limits;
         state.counted.clear();
         state.total.clear();
+        state.first.clear();
     }
 
     /// Moves the replies of every target `moves` claims to `host`, a second stand-in, and
@@ -228,6 +237,11 @@ fn range_of(range: Option<&str>, len: usize) -> Option<(usize, usize)> {
 /// The bucket claiming `target`, counted: its fields, and whether the request is past the quota.
 fn count(state: &mut State, epoch: Instant, target: &str) -> Option<(Vec<(String, String)>, bool)> {
     let limit = state.limits.iter().find(|l| (l.claims)(target))?.clone();
+    let epoch = if limit.from_first_request {
+        *state.first.entry(limit.name).or_insert_with(Instant::now)
+    } else {
+        epoch
+    };
     let elapsed = epoch.elapsed();
     let window = limit.window.as_millis().max(1);
     let index = (elapsed.as_millis() / window) as u64;
