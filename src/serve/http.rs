@@ -112,7 +112,7 @@ fn listen(bind: SocketAddr, timeout: Duration) -> Result<std::net::TcpListener> 
     socket.set_write_timeout(Some(timeout)).map_err(io)?;
     // tiny_http writes the head and the body separately; without TCP_NODELAY (also inherited)
     // Nagle and delayed ACKs add ~40 ms to every keep-alive response.
-    socket.set_nodelay(true).map_err(io)?;
+    socket.set_tcp_nodelay(true).map_err(io)?;
     socket.bind(&bind.into()).map_err(io)?;
     socket.listen(1024).map_err(io)?;
     Ok(socket.into())
