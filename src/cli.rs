@@ -26,8 +26,9 @@ pub enum Command {
     /// Netlify rules and a manifest. The site is swapped in only when complete.
     Build(BuildArgs),
     /// Serve a built site on localhost exactly as the CDN answers it. When DIR does not exist
-    /// or is empty, the bundled sample is built into it first (about 68,000 files, 5.7 GB); a
-    /// directory holding anything but a site is refused untouched.
+    /// or is empty, the bundled sample is written into it (about 68,000 files, 5.7 GB), answered
+    /// meanwhile from its compact layout; a directory holding anything but a site is refused
+    /// untouched.
     Serve(ServeArgs),
     /// Check a built site against its manifest (every file present, sizes and SHA-256 equal,
     /// nothing extra), its CDN rules, and a sample of answers recomputed from its own feeds.

@@ -1,14 +1,17 @@
 //! The work of each command, one entry point each, so the binary only parses the command line,
 //! calls one of these, prints what it returns and picks the exit code.
 
+use std::path::Path;
+
 use time::OffsetDateTime;
 
 use crate::cli::{BuildArgs, CollectArgs, FactsArgs, InputArgs, McpArgs, QueryArgs, ServeArgs};
 use crate::collect::{self, CollectOptions, CollectReport};
 use crate::error::Result;
 use crate::render::{Api, Response};
+use crate::serve::ServeOptions;
 use crate::site::{self, BuildOptions, BuildReport, SiteData};
-use crate::{ensure_preview_site, load, parse_now, summary, Inputs};
+use crate::{load, parse_now, summary, Inputs, SAMPLE_EXPORT, SAMPLE_SUPPLY};
 
 /// Loads and validates the inputs the arguments name, and the clock (`--now`, else now).
 pub fn load_inputs(input: &InputArgs) -> Result<(Inputs, OffsetDateTime)> {
@@ -54,13 +57,47 @@ pub fn build(args: &BuildArgs) -> Result<BuildReport> {
     site::build(&data, &options)
 }
 
-/// `serve`: builds the bundled sample first when the directory holds no site, then serves it
-/// until the process is stopped.
+/// `serve`: serves the site in the directory until the process is stopped. When the directory
+/// holds no site (absent or empty), the bundled sample is written into it, and answered from
+/// its compact layout meanwhile ([`crate::preview`]).
 pub fn serve(args: &ServeArgs) -> Result<()> {
-    if let Some(report) = ensure_preview_site(&args.dir)? {
-        eprintln!("{}", report.summary(&args.dir));
+    let workers = usize::from(args.workers);
+    let dir = &args.dir;
+    if crate::manifest::Manifest::is_present(dir) {
+        return crate::serve::serve(dir, args.bind, workers);
     }
-    crate::serve::serve(&args.dir, args.bind, usize::from(args.workers))
+    site::check_replaceable(dir)?;
+    eprintln!(
+        "{} holds no site: writing the bundled sample into it (about 68,000 files, 5.7 GB), answered from its compact layout meanwhile",
+        dir.display()
+    );
+    let inputs = load(Path::new(SAMPLE_EXPORT), Some(Path::new(SAMPLE_SUPPLY)))?;
+    let catalog = inputs.served_models(OffsetDateTime::now_utc());
+    let data = SiteData::Data {
+        inputs: &inputs,
+        catalog: &catalog,
+    };
+    let options = ServeOptions {
+        workers,
+        ..ServeOptions::default()
+    };
+    let (running, report) = crate::preview::serve_while_building(
+        &data,
+        dir,
+        args.bind,
+        options,
+        true,
+        |running, interim| {
+            eprintln!(
+                "{}",
+                crate::serve::serving_line(interim, running.addr, workers)
+            );
+        },
+    )?;
+    eprintln!("{}", report.summary(dir));
+    eprintln!("{}", crate::serve::serving_line(dir, running.addr, workers));
+    running.wait();
+    Ok(())
 }
 
 /// `collect`: the two input files from the live sources.

@@ -28,6 +28,7 @@ pub mod manifest;
 mod mcp;
 pub mod netlify;
 mod ownership;
+pub mod preview;
 pub mod projection;
 pub mod query;
 pub mod records;
@@ -118,32 +119,6 @@ pub fn load(export_path: &Path, supply_path: Option<&Path>) -> Result<Inputs> {
 
 fn read(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))
-}
-
-/// Makes sure `dir` holds a site to preview: when it holds none and is absent or empty, the
-/// bundled sample is built into it (with progress) and the build's report returned. A directory
-/// holding anything else is refused untouched, as `build` refuses it.
-pub fn ensure_preview_site(dir: &Path) -> Result<Option<site::BuildReport>> {
-    // The server opens the site itself; here only whether one is there counts.
-    if manifest::Manifest::is_present(dir) {
-        return Ok(None);
-    }
-    site::check_replaceable(dir)?;
-    eprintln!(
-        "{} holds no site: building the bundled sample first (about 68,000 files, 5.7 GB)",
-        dir.display()
-    );
-    let inputs = load(Path::new(SAMPLE_EXPORT), Some(Path::new(SAMPLE_SUPPLY)))?;
-    let catalog = inputs.served_models(OffsetDateTime::now_utc());
-    let options = site::BuildOptions {
-        progress: true,
-        ..site::BuildOptions::new(dir)
-    };
-    let data = site::SiteData::Data {
-        inputs: &inputs,
-        catalog: &catalog,
-    };
-    site::build(&data, &options).map(Some)
 }
 
 /// Parses a `--now` value (RFC 3339, any offset) into a UTC instant.

@@ -7,7 +7,7 @@ use std::io::{IoSlice, Write};
 use std::net::SocketAddr;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use super::router::{json_bytes, Answer, Body, Site};
@@ -28,6 +28,23 @@ pub struct Running {
     pub addr: SocketAddr,
     /// Serves while it lives: dropping it stops the accept loop.
     server: tiny_http::Server,
+    /// What it answers from; [`Running::switch_to`] replaces it.
+    current: Arc<RwLock<Arc<Served>>>,
+}
+
+/// What a server answers from: a written site and the MCP endpoint over it.
+struct Served {
+    site: Arc<Site>,
+    mcp: ApiServer,
+}
+
+impl Served {
+    fn open(dir: &Path) -> Result<Served> {
+        let site = Arc::new(Site::open(dir)?);
+        // `/mcp` answers from the same site, through the MCP handler over its catalogue.
+        let mcp = ApiServer::new(Source::Dir(Arc::clone(&site)));
+        Ok(Served { site, mcp })
+    }
 }
 
 impl std::fmt::Debug for Running {
@@ -37,6 +54,24 @@ impl std::fmt::Debug for Running {
 }
 
 impl Running {
+    /// Answers every request from now on from the site written in `dir` (opened first; on
+    /// error nothing changes). Requests already being answered finish from the old site, which
+    /// is dropped when the last of them is done; returns once that has happened, so the old
+    /// site's files may then be removed.
+    pub fn switch_to(&self, dir: &Path) -> Result<()> {
+        let next = Arc::new(Served::open(dir)?);
+        let old = {
+            let mut current = self.current.write().unwrap_or_else(|p| p.into_inner());
+            std::mem::replace(&mut *current, next)
+        };
+        // Each request holds its own reference while it is answered (at most the I/O timeout
+        // once its answer is being written).
+        while Arc::strong_count(&old) > 1 {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        Ok(())
+    }
+
     /// Blocks while the server runs (until the process is stopped).
     pub fn wait(self) {
         let _serving = self.server;
@@ -67,20 +102,26 @@ impl Default for ServeOptions {
 
 /// Starts serving a written site on `bind`.
 pub fn start(dir: &Path, bind: SocketAddr, options: ServeOptions) -> Result<Running> {
-    let site = Arc::new(Site::open(dir)?);
-    // `/mcp` answers from the same site, through the MCP handler over its catalogue.
-    let mcp = ApiServer::new(Source::Dir(Arc::clone(&site)));
+    let current = Arc::new(RwLock::new(Arc::new(Served::open(dir)?)));
     let listener = listen(bind, options.io_timeout)?;
     let addr = listener
         .local_addr()
         .map_err(|e| Error::io("cannot listen on", bind.to_string(), e))?;
     // Each request is answered on the thread that read it: handing it to another thread cost
     // two context switches per request, most of the time of a small page (benches/serve.sh).
-    let handler = Arc::new(move |request| handle(&site, &mcp, request));
+    let serving = Arc::clone(&current);
+    let handler = Arc::new(move |request| {
+        let served = Arc::clone(&serving.read().unwrap_or_else(|p| p.into_inner()));
+        handle(&served.site, &served.mcp, request);
+    });
     let threads = options.workers.max(1);
     let server = tiny_http::Server::from_listener_with_handler(listener, None, threads, handler)
         .map_err(|why| Error::Serve { bind, why })?;
-    Ok(Running { addr, server })
+    Ok(Running {
+        addr,
+        server,
+        current,
+    })
 }
 
 /// Serves a written site until the process is stopped.
@@ -90,14 +131,18 @@ pub fn serve(dir: &Path, bind: SocketAddr, workers: usize) -> Result<()> {
         ..ServeOptions::default()
     };
     let running = start(dir, bind, options)?;
-    eprintln!(
-        "serving {dir} ({workers} connection threads ready): docs http://{addr}/docs/, API http://{addr}/api/v1/models, contract http://{addr}/api/v1/about, MCP http://{addr}/mcp",
-        dir = dir.display(),
-        addr = running.addr,
-        workers = workers.max(1)
-    );
+    eprintln!("{}", serving_line(dir, running.addr, workers));
     running.wait();
     Ok(())
+}
+
+/// What `serve` says once it answers from `dir`: where to look.
+pub fn serving_line(dir: &Path, addr: SocketAddr, workers: usize) -> String {
+    format!(
+        "serving {dir} ({workers} connection threads ready): docs http://{addr}/docs/, API http://{addr}/api/v1/models, contract http://{addr}/api/v1/about, MCP http://{addr}/mcp",
+        dir = dir.display(),
+        workers = workers.max(1)
+    )
 }
 
 /// Binds a listening socket whose read and write timeouts every accepted connection inherits

@@ -15,6 +15,8 @@ mod mcp;
 mod router;
 
 pub use cache::CACHE_BYTES;
-pub use http::{serve, start, Running, ServeOptions, DEFAULT_BIND, DEFAULT_WORKERS, IO_TIMEOUT};
+pub use http::{
+    serve, serving_line, start, Running, ServeOptions, DEFAULT_BIND, DEFAULT_WORKERS, IO_TIMEOUT,
+};
 pub use mcp::{ALLOWED_HEADERS, MAX_BODY_BYTES};
 pub use router::{Answer, Body, Site};

@@ -579,3 +579,98 @@ fn a_documentation_host_takes_over_the_docs_address() {
         "https://docs.example.test/model-demand/"
     );
 }
+
+/// `GET target` on a connection of its own: status, ETag and body (the Date header left out,
+/// since answers a second apart differ there).
+fn status_etag_body(addr: SocketAddr, target: &str) -> (Option<u16>, Option<String>, Vec<u8>) {
+    let mut stream = TcpStream::connect(addr).expect("connects");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("timeout");
+    let request = format!("GET {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).expect("sends");
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).expect("reads");
+    let split = answer
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a head");
+    let head = String::from_utf8_lossy(&answer[..split]).into_owned();
+    let etag = head
+        .lines()
+        .find_map(|l| l.strip_prefix("ETag: "))
+        .map(str::to_string);
+    (status_of(&answer), etag, answer[split + 4..].to_vec())
+}
+
+#[test]
+fn a_directory_without_a_site_is_answered_at_once_from_the_compact_layout_then_from_its_site() {
+    use model_demand::manifest::Manifest;
+    let (inputs, catalog) = common::small();
+    let data = SiteData::Data {
+        inputs: &inputs,
+        catalog: &catalog,
+    };
+    let dir = common::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    let targets = [
+        "/docs/",
+        "/api/v1/about",
+        "/api/v1/models?limit=3&offset=2&sort=name&order=asc",
+        "/api/v1/models?limit=100&offset=6",
+        "/api/v1/models?model_id=acme%2Falpha-70b",
+        "/api/v1/models?limit=0",
+        "/manifest.json",
+    ];
+    let options = ServeOptions {
+        workers: 2,
+        io_timeout: Duration::from_secs(5),
+    };
+    let mut before = Vec::new();
+    let mut interim = (PathBuf::new(), 0);
+    let (running, report) = model_demand::preview::serve_while_building(
+        &data,
+        &out,
+        "127.0.0.1:0".parse().expect("addr"),
+        options,
+        false,
+        |running, compact| {
+            assert!(!out.exists(), "answering before the site is written");
+            let (manifest, _) = Manifest::read(compact).expect("a written compact site");
+            interim = (compact.to_path_buf(), manifest.files.len());
+            before = targets
+                .iter()
+                .map(|t| status_etag_body(running.addr, t))
+                .collect();
+        },
+    )
+    .expect("serves");
+    assert!(
+        interim.1 * 10 < report.files as usize,
+        "the compact layout ({} files) is not the full site ({})",
+        interim.1,
+        report.files
+    );
+    assert!(!interim.0.exists(), "the compact copy is removed");
+    // The site written is the one `build` writes of the same inputs, byte for byte.
+    let reference = dir.path().join("reference");
+    common::build_small(&reference);
+    assert_eq!(
+        std::fs::read(out.join("manifest.json")).expect("a manifest"),
+        std::fs::read(reference.join("manifest.json")).expect("a manifest"),
+    );
+    let after: Vec<_> = targets
+        .iter()
+        .map(|t| status_etag_body(running.addr, t))
+        .collect();
+    for ((target, early), late) in targets.iter().zip(&before).zip(&after) {
+        assert_eq!(early.0, late.0, "{target}: status");
+        // The manifest lists the files of the layout answering, so it is the one answer that
+        // differs; every other is the same bytes under the same validator.
+        if *target != "/manifest.json" {
+            assert!(early.2 == late.2, "{target}: body");
+            assert_eq!(early.1, late.1, "{target}: ETag");
+        }
+    }
+    assert_eq!(before[0].0, Some(200), "the docs page answers at once");
+}
