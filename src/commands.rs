@@ -66,6 +66,8 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
     if crate::manifest::Manifest::is_present(dir) {
         return crate::serve::serve(dir, args.bind, workers);
     }
+    // Refused before anything else, the sample's load included (`serve_while_building` checks
+    // again, for its other callers).
     site::check_replaceable(dir)?;
     eprintln!(
         "{} holds no site: writing the bundled sample into it (about 68,000 files, 5.7 GB), answered from its compact layout meanwhile",

@@ -308,10 +308,15 @@ proptest! {
     }
 }
 
-/// Sends raw bytes and reads the whole answer (the server closes or the timeout passes).
+/// Sends raw bytes to the fixture's server and reads the whole answer (the server closes or
+/// the timeout passes).
 fn raw_exchange(request: &[u8], read_for: Duration) -> Vec<u8> {
-    let f = fixture();
-    let mut stream = TcpStream::connect(f.addr).expect("connects");
+    raw_exchange_at(fixture().addr, request, read_for)
+}
+
+/// [`raw_exchange`] with the server at `addr`.
+fn raw_exchange_at(addr: SocketAddr, request: &[u8], read_for: Duration) -> Vec<u8> {
+    let mut stream = TcpStream::connect(addr).expect("connects");
     stream.set_read_timeout(Some(read_for)).expect("timeout");
     let _ = stream.write_all(request);
     let mut answer = Vec::new();
@@ -583,14 +588,8 @@ fn a_documentation_host_takes_over_the_docs_address() {
 /// `GET target` on a connection of its own: status, ETag and body (the Date header left out,
 /// since answers a second apart differ there).
 fn status_etag_body(addr: SocketAddr, target: &str) -> (Option<u16>, Option<String>, Vec<u8>) {
-    let mut stream = TcpStream::connect(addr).expect("connects");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(5)))
-        .expect("timeout");
     let request = format!("GET {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).expect("sends");
-    let mut answer = Vec::new();
-    stream.read_to_end(&mut answer).expect("reads");
+    let answer = raw_exchange_at(addr, request.as_bytes(), Duration::from_secs(5));
     let split = answer
         .windows(4)
         .position(|w| w == b"\r\n\r\n")

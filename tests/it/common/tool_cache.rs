@@ -45,10 +45,15 @@ pub fn remove_partials_of_ended_runs(root: &Path, entry: &str) {
         let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(&prefix)) else {
             continue;
         };
-        if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
+        if pid.parse::<u32>().is_ok() && !process_alive(pid) {
             let _ = std::fs::remove_dir_all(item.path());
         }
     }
+}
+
+/// True while the process `pid` (decimal) runs (Linux's `/proc`).
+fn process_alive(pid: &str) -> bool {
+    Path::new("/proc").join(pid).exists()
 }
 
 /// A lock directory holding its owner's PID; a lock whose owner is gone is taken over. Held by
@@ -69,10 +74,10 @@ impl Lock {
                 return Lock(path.to_path_buf());
             }
             let owner = std::fs::read_to_string(path.join("pid")).ok();
-            let alive = owner
+            if owner
                 .as_deref()
-                .is_some_and(|pid| Path::new("/proc").join(pid.trim()).exists());
-            if owner.is_some() && !alive {
+                .is_some_and(|pid| !process_alive(pid.trim()))
+            {
                 let _ = std::fs::remove_dir_all(path);
                 continue;
             }
