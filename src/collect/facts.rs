@@ -3,11 +3,12 @@
 
 use crate::export::{Availability, Fact, FactName, FACTS};
 
-use super::config::{self, Outcome};
+use super::config::{self, Outcome, Unreviewed};
+use super::formats;
 use super::huggingface::{self, blob_url, tree_url, Hub, HubError, RepoInfo};
 use super::outcome::RepositoryOutcome;
-use super::policy::{ConfigDefault, Policy};
-use super::safetensors;
+use super::parameters;
+use super::policy::{FactsReview, Policy};
 
 /// Indices into [`FACTS`], in its order.
 const TOTAL: usize = FactName::TotalParameters.index();
@@ -48,6 +49,18 @@ fn available(value: String, source_url: String) -> Fact {
     }
 }
 
+/// What the closed world met in a repository's files and kept unknown (DESIGN §10): the run
+/// report and `facts REPO` name it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Findings {
+    /// The configuration's `model_type` or keys the policy has not reviewed.
+    pub(crate) unreviewed: Option<Unreviewed>,
+    /// Why the parameters could not be counted: the tensor, its dtype and the format read.
+    pub(crate) size_failure: Option<String>,
+    /// Quantization methods of the base or its children that are not candidates.
+    pub(crate) unsupported_quantizations: Vec<String>,
+}
+
 /// What the facts of a release came to: computed, refused, or evidence that could not be had.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Evidence {
@@ -59,6 +72,8 @@ pub(super) enum Evidence {
         repository: String,
         /// The commit the facts are pinned to.
         commit: String,
+        /// What the rules did not recognise, and so kept unknown.
+        findings: Findings,
     },
     /// The repository refused (401/403/404) or answered what is not its format: all twelve
     /// facts `open_checkpoint_unavailable`. The outcome (`gated`, `missing`, `broken`) and
@@ -100,17 +115,18 @@ fn failed(error: &HubError) -> Evidence {
     }
 }
 
-/// Computes the twelve facts of the repository `repo` at its current commit, with the
-/// policy's reference `defaults`.
-pub(super) fn from_repository(hub: &Hub<'_>, repo: &str, defaults: &[ConfigDefault]) -> Evidence {
+/// Computes the twelve facts of the repository `repo` at its current commit, under the
+/// policy's `review`.
+pub(super) fn from_repository(hub: &Hub<'_>, repo: &str, review: &FactsReview) -> Evidence {
     match hub.info(repo, None) {
-        Ok(info) => from_info(hub, &info, defaults),
+        Ok(info) => from_info(hub, &info, review),
         Err(e) => failed(&e),
     }
 }
 
 /// Computes the twelve facts of a repository pinned to a commit (its model info).
-pub(super) fn from_info(hub: &Hub<'_>, info: &RepoInfo, defaults: &[ConfigDefault]) -> Evidence {
+pub(super) fn from_info(hub: &Hub<'_>, info: &RepoInfo, review: &FactsReview) -> Evidence {
+    let mut findings = Findings::default();
     let config_bytes = match hub.file(info, "config.json") {
         Ok(bytes) => bytes,
         Err(e) => return failed(&e),
@@ -133,7 +149,8 @@ pub(super) fn from_info(hub: &Hub<'_>, info: &RepoInfo, defaults: &[ConfigDefaul
         }
     };
     if config.is_object() {
-        let computed = config::config_facts(&config, defaults);
+        let (computed, unreviewed) = config::reviewed_config_facts(&config, review);
+        findings.unreviewed = unreviewed;
         let config_url = blob_url(info, "config.json");
         for (i, outcome) in [
             (ARCHITECTURE, &computed.architecture_type),
@@ -147,13 +164,8 @@ pub(super) fn from_info(hub: &Hub<'_>, info: &RepoInfo, defaults: &[ConfigDefaul
                 Outcome::NotFound(reason) => missing(Availability::NotFoundUnderPolicy, reason),
             };
         }
-        match size_facts(
-            hub,
-            info,
-            &config,
-            computed.experts,
-            computed.experts_per_token,
-        ) {
+        let experts = (computed.experts, computed.experts_per_token);
+        match size_facts(hub, info, &config, experts, review, &mut findings) {
             Ok(sizes) => {
                 for (i, fact) in sizes {
                     facts[i] = fact;
@@ -162,7 +174,7 @@ pub(super) fn from_info(hub: &Hub<'_>, info: &RepoInfo, defaults: &[ConfigDefaul
             Err(e) => return failed(&e),
         }
     }
-    match smallest_quantization(hub, info, &config) {
+    match smallest_quantization(hub, info, &config, &mut findings) {
         Ok(quant) => {
             for (i, fact) in quant {
                 facts[i] = fact;
@@ -179,17 +191,20 @@ pub(super) fn from_info(hub: &Hub<'_>, info: &RepoInfo, defaults: &[ConfigDefaul
         facts,
         repository: info.id.clone(),
         commit: info.sha.clone(),
+        findings,
     }
 }
 
 /// The four size facts; a header that cannot be read at all is an error for the caller, a
-/// header that is not of the format is `size_calculation_failed`.
+/// header that is not of the format, or a tensor no rule classifies, is
+/// `size_calculation_failed` (the tensor named in `findings`).
 fn size_facts(
     hub: &Hub<'_>,
     info: &RepoInfo,
     config: &serde_json::Value,
-    experts: Option<u64>,
-    experts_per_token: Option<u64>,
+    (experts, experts_per_token): (Option<u64>, Option<u64>),
+    review: &FactsReview,
+    findings: &mut Findings,
 ) -> Result<Vec<(usize, Fact)>, HubError> {
     let failed_sizes = || {
         SIZE_FACTS
@@ -226,16 +241,26 @@ fn size_facts(
     for file in &files {
         match hub.header(info, file) {
             Ok(found) => tensors.extend(found),
-            Err(HubError::Broken(_)) => return Ok(failed_sizes()),
+            Err(HubError::Broken(why)) => {
+                findings.size_failure = Some(format!("{file}: {why}"));
+                return Ok(failed_sizes());
+            }
             Err(e) => return Err(e),
         }
     }
-    let Ok(count) = safetensors::count_parameters(&tensors, config::qweight_bits(config)) else {
-        return Ok(failed_sizes());
+    let format = formats::format_of(config);
+    let count = match parameters::count_parameters(&tensors, &format, &review.buffer_tensor_names)
+    {
+        Ok(count) if count.total > 0 => count,
+        Ok(_) => {
+            findings.size_failure = Some("the checkpoint holds no parameters".to_string());
+            return Ok(failed_sizes());
+        }
+        Err(why) => {
+            findings.size_failure = Some(why.to_string());
+            return Ok(failed_sizes());
+        }
     };
-    if count.total == 0 {
-        return Ok(failed_sizes());
-    }
     let index_url = blob_url(info, &evidence);
     let mut out = vec![
         (TOTAL, available(count.total.to_string(), index_url.clone())),
@@ -246,7 +271,7 @@ fn size_facts(
     ];
     out.push((
         ACTIVE,
-        match safetensors::active_parameters(count, experts, experts_per_token) {
+        match parameters::active_parameters(count, experts, experts_per_token) {
             Some(active) => available(active.to_string(), index_url),
             None => missing(Availability::Unavailable, "size_calculation_failed"),
         },
@@ -277,16 +302,30 @@ fn checkpoint_bytes(info: &RepoInfo, files: &[String]) -> Option<u128> {
 type Candidate = (u128, String, String, u32, String);
 
 /// The smallest official quantization: the base checkpoint itself when it is quantized, and
-/// each same-author child whose config has a `quantization_config` (DESIGN §10).
+/// each same-author child whose config has a `quantization_config` (DESIGN §10). When none is
+/// a candidate but one carried a quantization that is not, the reason says so
+/// (`quantized_format_not_supported`), and `findings` names it.
 fn smallest_quantization(
     hub: &Hub<'_>,
     info: &RepoInfo,
     config: &serde_json::Value,
+    findings: &mut Findings,
 ) -> Result<Vec<(usize, Fact)>, HubError> {
     let mut candidates: Vec<Candidate> = Vec::new();
-    if let Some(candidate) = candidate(hub, info, config) {
-        candidates.push(candidate);
-    }
+    let mut consider = |repo: &RepoInfo, config: &serde_json::Value| {
+        match candidate(hub, repo, config) {
+            Some(candidate) => candidates.push(candidate),
+            None if formats::has_quantization_config(config) => {
+                findings.unsupported_quantizations.push(format!(
+                    "{}: {}",
+                    repo.id,
+                    formats::format_of(config)
+                ));
+            }
+            None => {}
+        }
+    };
+    consider(info, config);
     for child in hub.quantized_children(&info.id)? {
         // A child whose requests fail is skipped, as DESIGN says.
         let Ok(child_info) = hub.info(&child, None) else {
@@ -298,11 +337,14 @@ fn smallest_quantization(
         let Ok(child_config) = config::parse_config(&bytes) else {
             continue;
         };
-        if let Some(candidate) = candidate(hub, &child_info, &child_config) {
-            candidates.push(candidate);
-        }
+        consider(&child_info, &child_config);
     }
     candidates.sort();
+    let none_reason = if findings.unsupported_quantizations.is_empty() {
+        "no_official_quantized_checkpoint"
+    } else {
+        "quantized_format_not_supported"
+    };
     let facts = match candidates.first() {
         Some((bytes, _, format, bits, url)) => vec![
             (QUANT_BYTES, available(bytes.to_string(), url.clone())),
@@ -314,10 +356,7 @@ fn smallest_quantization(
             .map(|&i| {
                 (
                     i,
-                    missing(
-                        Availability::NotFoundUnderPolicy,
-                        "no_official_quantized_checkpoint",
-                    ),
+                    missing(Availability::NotFoundUnderPolicy, none_reason),
                 )
             })
             .collect(),

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::export::{Fact, FACTS};
 
 use super::error::{CollectError, RepoAt};
-use super::facts::{self, Evidence};
+use super::facts::{self, Evidence, Findings};
 use super::http::{Client, Secret};
 use super::huggingface::{Hub, HubError};
 use super::policy;
@@ -25,7 +25,8 @@ pub(crate) struct FactsOptions {
     pub repo: String,
     /// A commit SHA (7 to 40 hex digits) instead of the current commit.
     pub revision: Option<String>,
-    /// The policy file (its `config_defaults` apply).
+    /// The policy file (its review applies: reference defaults, cache layouts, inert keys and
+    /// buffer names).
     pub policy: PathBuf,
     /// Cache of immutable Hugging Face files, shared with `collect`.
     pub cache: Option<PathBuf>,
@@ -46,6 +47,8 @@ pub(crate) struct RepositoryFacts {
     pub commit: String,
     /// The facts, in [`FACTS`] order.
     pub facts: Vec<Fact>,
+    /// What the rules did not recognise, and so kept unknown.
+    pub findings: Findings,
 }
 
 /// True for `owner/name` of the characters Hugging Face allows (so it is safe in a URL path).
@@ -86,15 +89,17 @@ pub(crate) fn repository_facts(options: &FactsOptions) -> Result<RepositoryFacts
     let info = hub
         .info(&options.repo, options.revision.as_deref())
         .map_err(|e| refused(options, e))?;
-    match facts::from_info(&hub, &info, &policy.config_defaults) {
+    match facts::from_info(&hub, &info, &policy.review) {
         Evidence::Facts {
             facts,
             repository,
             commit,
+            findings,
         } => Ok(RepositoryFacts {
             repository,
             commit,
             facts,
+            findings,
         }),
         Evidence::Refused(_, outcome, why) => Err(CollectError::FilesRefused {
             repo: repo_at(options),
@@ -150,7 +155,27 @@ impl RepositoryFacts {
             "repository": self.repository,
             "commit": self.commit,
             "facts": members,
+            "kept_unknown": {
+                "unreviewed_configuration": self.findings.unreviewed,
+                "size_calculation": self.findings.size_failure,
+                "unsupported_quantizations": self.findings.unsupported_quantizations,
+            },
         })
+    }
+
+    /// What kept facts unknown, one line each (nothing when the rules recognised everything).
+    fn kept_unknown(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        if let Some(u) = &self.findings.unreviewed {
+            lines.push(format!("cache facts: {}", u.describe()));
+        }
+        if let Some(why) = &self.findings.size_failure {
+            lines.push(format!("size facts: {why}"));
+        }
+        for why in &self.findings.unsupported_quantizations {
+            lines.push(format!("quantization not a candidate: {why}"));
+        }
+        lines
     }
 
     /// The facts as a table for a person: one line per fact (name, value, unit, state,
@@ -188,6 +213,13 @@ impl RepositoryFacts {
         for (spec, fact) in FACTS.iter().zip(&self.facts) {
             if let Some(url) = &fact.source_url {
                 sources.push((spec.name.as_str(), url));
+            }
+        }
+        let unknown = self.kept_unknown();
+        if !unknown.is_empty() {
+            out.push_str("\nkept unknown, as the rules did not recognise:\n");
+            for line in unknown {
+                let _ = writeln!(out, "  {line}");
             }
         }
         if !sources.is_empty() {

@@ -8,17 +8,20 @@ mod changes;
 mod config;
 mod error;
 mod facts;
+pub mod formats;
 pub mod http;
 mod huggingface;
 pub(crate) mod inspect;
 mod openrouter;
 mod outcome;
+pub mod parameters;
 pub(crate) mod policy;
 mod ratelimit;
 mod redirect;
 pub mod report;
 mod routes;
 pub mod safetensors;
+mod unknowns;
 mod write;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -415,11 +418,16 @@ fn gather(plan: &Plan<'_>, client: &Client, run: &mut RunReport) -> Result<Colle
             .map(|repo| {
                 (
                     *repo,
-                    facts::from_repository(&hub, repo, &policy.config_defaults),
+                    facts::from_repository(&hub, repo, &policy.review),
                 )
             })
             .collect()
     });
+    for (repo, found) in &evidence {
+        if let Evidence::Facts { findings, .. } = found {
+            unknowns::record(run, repo, findings);
+        }
+    }
     let model_facts = assemble_facts(
         &served,
         &joins,
@@ -550,6 +558,7 @@ fn assemble_facts(
                         facts,
                         repository,
                         commit,
+                        ..
                     }) => {
                         if let Some(old) = previous(id) {
                             run.changed_facts.extend(changes::changed_facts(

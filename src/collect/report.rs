@@ -19,6 +19,7 @@ pub use super::changes::ChangedFact;
 use super::http::Client;
 use super::openrouter::{FoldedRow, OpenRouterCatalog, SlugMatch};
 pub use super::outcome::{CatalogStatus, RepositoryOutcome, RunOutcome};
+pub use super::unknowns::{RepositoryWhy, UnreviewedConfig};
 use super::policy::Policy;
 use super::routes::Routes;
 
@@ -84,6 +85,19 @@ pub struct RunReport {
     /// model, fact, and old and new value. Absent in reports written before it was compared.
     #[serde(default)]
     pub changed_facts: Vec<ChangedFact>,
+    /// Configurations whose cache facts the closed world kept unknown: each `model_type`
+    /// without a reviewed layout, or key not reviewed, with the repositories that carried it
+    /// (DESIGN §10, amended 2026-11-27). Absent in reports written before it.
+    #[serde(default)]
+    pub unreviewed_configurations: Vec<UnreviewedConfig>,
+    /// Checkpoints whose size facts are unknown: the tensor, dtype and format no rule
+    /// classifies. Absent in reports written before it.
+    #[serde(default)]
+    pub uncounted_checkpoints: Vec<RepositoryWhy>,
+    /// Quantizations of a base or its children that are not candidates of the smallest
+    /// quantization. Absent in reports written before it.
+    #[serde(default)]
+    pub unsupported_quantizations: Vec<RepositoryWhy>,
 }
 
 /// A served model joined (or not) by a slug equal to its release ID but for letter case.
@@ -696,6 +710,7 @@ impl RunReport {
                 );
             }
         }
+        super::unknowns::markdown(self, md, cell);
         let failed: Vec<&RepositorySection> = self
             .repositories
             .iter()

@@ -8,10 +8,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
 
 use common::hf::{self, FixtureRepo};
-use model_demand::collect::safetensors::{
-    active_parameters, count_parameters, header_length, parse_header, ParameterCount, Tensor,
-    MAX_HEADER_BYTES,
-};
+use model_demand::collect::formats::format_of;
+use model_demand::collect::parameters::{active_parameters, count_parameters, ParameterCount};
+use model_demand::collect::safetensors::{header_length, parse_header, Tensor, MAX_HEADER_BYTES};
 use serde_json::Value;
 
 /// A fixture repository read back the way the collector reads it: index, then every shard header.
@@ -117,7 +116,8 @@ fn get(folder: &str) -> &'static Checkpoint {
 }
 
 fn count(c: &Checkpoint) -> ParameterCount {
-    count_parameters(&c.tensors, None).expect("countable")
+    // Under the checkpoint's own format, with no reviewed buffer names.
+    count_parameters(&c.tensors, &format_of(&c.config), &Default::default()).expect("countable")
 }
 
 /// Elements per dtype, summed by the test (the Hub's `safetensors.parameters` counts every

@@ -9,13 +9,14 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::policy::ConfigDefault;
+use super::policy::{ConfigDefault, FactsReview};
 
 mod attention;
 mod layout;
 mod parse;
 mod quantization;
 mod recurrent;
+mod review;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -24,7 +25,8 @@ mod tests_2026;
 mod tests_unmodelled;
 
 pub(super) use parse::parse_config;
-pub(super) use quantization::{quantization, qweight_bits};
+pub(super) use quantization::quantization;
+pub(crate) use review::Unreviewed;
 
 /// Reason code: a key a formula needs is missing (or unusable).
 pub(super) const CONFIG_KEY_MISSING: &str = "config_key_missing";
@@ -130,12 +132,33 @@ fn outcome(figure: Figure) -> Outcome {
     }
 }
 
-/// The facts of one configuration (DESIGN §10, "Architecture and attention"). Keys are read
+/// The facts of one configuration in the closed world (DESIGN §10 as amended 2026-11-27): the
+/// rules' facts, with the three cache facts `attention_layout_not_supported` unless the
+/// policy's `review` covers the key set read; then also what was not reviewed.
+pub(super) fn reviewed_config_facts(
+    config: &Value,
+    review: &FactsReview,
+) -> (ConfigFacts, Option<Unreviewed>) {
+    let mut facts = config_facts(config, &review.config_defaults);
+    let empty = Map::new();
+    let keys = model_keys(config.as_object().unwrap_or(&empty));
+    let unreviewed = review::unreviewed(keys, review);
+    if unreviewed.is_some() {
+        let unsupported = Outcome::NotFound(ATTENTION_LAYOUT_NOT_SUPPORTED);
+        facts.attention_bytes_per_token = unsupported.clone();
+        facts.full_sequence_attention_bytes = unsupported.clone();
+        facts.recurrent_state_bytes = unsupported;
+    }
+    (facts, unreviewed)
+}
+
+/// The facts of one configuration by the rules alone (DESIGN §10, "Architecture and
+/// attention"), before the closed world's review ([`reviewed_config_facts`]). Keys are read
 /// from `text_config` when the top level lacks `num_hidden_layers` (`model_type` always from
 /// the top level), with the policy's reference `defaults` where that key set lacks a key. An
 /// unsupported layout gives `attention_layout_not_supported` to the three cache facts; a
 /// missing key gives `config_key_missing` to the facts that need it.
-pub(super) fn config_facts(config: &Value, defaults: &[ConfigDefault]) -> ConfigFacts {
+fn config_facts(config: &Value, defaults: &[ConfigDefault]) -> ConfigFacts {
     let empty = Map::new();
     let top = config.as_object().unwrap_or(&empty);
     let keys = with_defaults(model_keys(top), defaults);

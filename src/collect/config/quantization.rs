@@ -1,12 +1,9 @@
-//! The quantization of a configuration: its method and weight bit width, and the `bits` that
-//! counting packed I32 `qweight` tensors needs.
+//! The quantization of a configuration as a candidate of the smallest official quantization
+//! (DESIGN §10): its method and weight bit width. (How its tensors are packed is `formats`'.)
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-/// The top-level `quantization_config` object, when there is one.
-fn quantization_config(config: &Value) -> Option<&Map<String, Value>> {
-    config.get("quantization_config")?.as_object()
-}
+use super::super::formats::quantization_config;
 
 fn bits_u32(value: Option<&Value>) -> Option<u32> {
     value
@@ -15,11 +12,12 @@ fn bits_u32(value: Option<&Value>) -> Option<u32> {
         .filter(|&b| b > 0)
 }
 
-/// The quantization of a config (top-level `quantization_config`): `Some((quant_method, bit
-/// width))` with `fp8` 8, `mxfp4` 4, `awq`/`gptq` their `bits`, `compressed-tensors` the
-/// `num_bits` shared by the weights of all `config_groups` (groups without weights are
-/// ignored; disagreeing or no weight groups → `None`), `bitsandbytes` 4 if `load_in_4bit` is
-/// true else 8; any other method → `None`.
+/// The quantization of a config (`quantization_config` at the top level, else `text_config`'s):
+/// `Some((quant_method, bit width))` with `fp8` 8, `mxfp4` 4, `awq`/`gptq` their `bits`,
+/// `compressed-tensors` the `num_bits` shared by the weights of all `config_groups` (groups
+/// without weights are ignored; disagreeing or no weight groups → `None`), `bitsandbytes` 4 if
+/// `load_in_4bit` is true else 8, `modelopt` 4 for `NVFP4` and 8 for `FP8` (its `quant_algo`,
+/// top level or under `quantization`); any other method or algorithm → `None`.
 pub(crate) fn quantization(config: &Value) -> Option<(String, u32)> {
     let q = quantization_config(config)?;
     let method = q.get("quant_method")?.as_str()?;
@@ -43,6 +41,17 @@ pub(crate) fn quantization(config: &Value) -> Option<(String, u32)> {
             }
             shared?
         }
+        "modelopt" => {
+            let algo = q
+                .get("quant_algo")
+                .or_else(|| q.get("quantization")?.get("quant_algo"))
+                .and_then(Value::as_str)?;
+            match algo {
+                "NVFP4" => 4,
+                "FP8" => 8,
+                _ => return None,
+            }
+        }
         "bitsandbytes" => {
             if q.get("load_in_4bit").and_then(Value::as_bool) == Some(true) {
                 4
@@ -53,11 +62,6 @@ pub(crate) fn quantization(config: &Value) -> Option<(String, u32)> {
         _ => return None,
     };
     Some((method.to_string(), bits))
-}
-
-/// `quantization_config.bits` (top level) for counting I32 `qweight` tensors.
-pub(crate) fn qweight_bits(config: &Value) -> Option<u32> {
-    bits_u32(quantization_config(config)?.get("bits"))
 }
 
 #[cfg(test)]
@@ -130,13 +134,26 @@ mod tests {
     }
 
     #[test]
-    fn qweight_bits_reads_the_top_level() {
-        let config = json!({"quantization_config": {"quant_method": "gptq", "bits": 4}});
-        assert_eq!(qweight_bits(&config), Some(4));
-        assert_eq!(qweight_bits(&json!({})), None);
+    fn quantization_is_read_under_text_config_too() {
+        // Kimi-K2.5 keeps its quantization_config in text_config.
+        let nested = json!({"text_config": {"quantization_config": {
+            "quant_method": "compressed-tensors", "format": "pack-quantized",
+            "config_groups": {"group_0": {"weights": {"num_bits": 4, "type": "int"}}}}}});
+        assert_eq!(quantization(&nested), Some(("compressed-tensors".to_string(), 4)));
+    }
+
+    #[test]
+    fn modelopt_nvfp4_and_fp8_are_candidates() {
+        let q = |q: Value| quantization(&json!({"quantization_config": q}));
         assert_eq!(
-            qweight_bits(&json!({"text_config": {"quantization_config": {"bits": 4}}})),
-            None
+            q(json!({"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16})),
+            Some(("modelopt".to_string(), 4))
         );
+        assert_eq!(
+            q(json!({"quant_method": "modelopt", "quantization": {"quant_algo": "FP8"}})),
+            Some(("modelopt".to_string(), 8))
+        );
+        assert_eq!(q(json!({"quant_method": "modelopt", "quant_algo": "W4A8_AWQ"})), None);
+        assert_eq!(q(json!({"quant_method": "modelopt"})), None);
     }
 }

@@ -89,7 +89,6 @@ fn deepseek_v3_mla() {
         (Some(256), Some(8))
     );
     assert_eq!(quantization(&config), Some(("fp8".to_string(), 8)));
-    assert_eq!(qweight_bits(&config), None);
 }
 
 #[test]
@@ -131,7 +130,6 @@ fn gpt_oss_120b_sliding_layers() {
         (Some(128), Some(4))
     );
     assert_eq!(quantization(&config), Some(("mxfp4".to_string(), 4)));
-    assert_eq!(qweight_bits(&config), None);
 }
 
 #[test]
@@ -416,14 +414,15 @@ fn text_config_is_read_when_the_top_level_lacks_num_hidden_layers() {
     assert_eq!(facts.calculation_sequence_length, value("131072"));
     assert_eq!(quantization(&config), Some(("fp8".to_string(), 8)));
 
-    // The text config's own model_type and quantization_config are not read.
+    // The text config's own model_type is not the architecture; its quantization_config is
+    // read when the top level has none (DESIGN §10 as amended 2026-11-27: Kimi-K2.5).
     let mut inner = load(LLAMA_31_8B);
     inner["quantization_config"] = json!({"quant_method": "mxfp4"});
     let config = json!({"text_config": inner});
     let facts = config_facts(&config);
     assert_eq!(facts.architecture_type, MISSING);
     assert_eq!(facts.attention_bytes_per_token, value("131072"));
-    assert_eq!(quantization(&config), None);
+    assert_eq!(quantization(&config), Some(("mxfp4".to_string(), 4)));
 
     // With num_hidden_layers at the top level, text_config is ignored.
     let config = with(

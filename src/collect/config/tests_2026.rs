@@ -34,6 +34,7 @@ pub(super) fn shipped_defaults() -> Vec<ConfigDefault> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(policy::DEFAULT_POLICY);
     policy::load(&path)
         .expect("data/policy.json is accepted")
+        .review
         .config_defaults
 }
 

@@ -1,11 +1,16 @@
 //! The collection policy (`data/policy.json`, `model-demand.policy.v1`): what a person reviewed
 //! and versioned with the code. It passes a gate like any input: every problem with its path.
+//! The parts about model files (DESIGN §10) live in `review`.
 
 use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::json::{index_path, Problems, Raw};
 use crate::validate::{self, Timestamp};
+
+mod review;
+
+pub(crate) use review::{ConfigDefault, FactsReview};
 
 /// The policy's schema version.
 pub(crate) const POLICY_SCHEMA_VERSION: &str = "model-demand.policy.v1";
@@ -26,23 +31,9 @@ pub struct Policy {
     /// Joins a person reviewed: a demand model whose permaslug differs from its catalog
     /// release's `canonical_slug`.
     pub catalog_matches: Vec<CatalogMatch>,
-    /// Keys a model family leaves out of `config.json` and takes from its reference
-    /// configuration class (DESIGN §10, "Reference defaults").
-    pub config_defaults: Vec<ConfigDefault>,
-}
-
-/// One reference default: the value a key takes in a `config.json` key set of `model_type`
-/// that lacks it (absent or null), as the family's reference configuration class sets it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigDefault {
-    /// The `model_type` of the key set read (for a wrapper, `text_config.model_type`).
-    pub model_type: String,
-    /// The key it supplies.
-    pub key: String,
-    /// The value: a non-negative integer (every key the rules default is a count or a length).
-    pub value: u64,
-    /// The reference class's file pinned at a commit (a path segment of 40 hex digits).
-    pub source_url: String,
+    /// What a person reviewed about model files (DESIGN §10): reference defaults, the cache
+    /// layouts and inert keys of `config.json`, and buffer tensor names.
+    pub review: FactsReview,
 }
 
 /// One reviewed join of a demand model with a catalog release.
@@ -103,6 +94,9 @@ pub(crate) fn validate_policy(raw: &Raw) -> Result<Policy, Vec<crate::error::Pro
         "closed_weights",
         "catalog_matches",
         "config_defaults",
+        "cache_layouts",
+        "inert_config_keys",
+        "buffer_tensor_names",
     ];
     let Some(obj) = problems.object("$", raw, &members) else {
         return Err(problems.into_vec());
@@ -177,18 +171,14 @@ pub(crate) fn validate_policy(raw: &Raw) -> Result<Policy, Vec<crate::error::Pro
         None => Vec::new(),
         Some(v) => check_catalog_matches(&mut problems, &obj.at("catalog_matches"), v),
     };
-    // Optional as well: a policy without it supplies no key.
-    let config_defaults = match obj.get("config_defaults") {
-        None => Vec::new(),
-        Some(v) => check_config_defaults(&mut problems, &obj.at("config_defaults"), v),
-    };
+    let review = review::check(&mut problems, &obj);
     match (terms_checked_at, fresh_for_hours) {
         (Some(terms_checked_at), Some(fresh_for_hours)) if problems.is_empty() => Ok(Policy {
             terms_checked_at,
             fresh_for_hours,
             closed_weights,
             catalog_matches,
-            config_defaults,
+            review,
         }),
         _ => Err(problems.into_vec()),
     }
@@ -248,106 +238,6 @@ fn check_catalog_matches(problems: &mut Problems, path: &str, raw: &Raw) -> Vec<
         }
     }
     matches
-}
-
-/// True for a `model_type` or a configuration key as the rules name them: `^[a-z][a-z0-9_]*$`.
-fn is_config_name(text: &str) -> bool {
-    let b = text.as_bytes();
-    b.first().is_some_and(u8::is_ascii_lowercase)
-        && b.iter()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'_')
-}
-
-/// True for an https URL with a path segment of exactly 40 hex digits: a file at a commit.
-fn pins_a_commit(url: &str) -> bool {
-    validate::is_https_url(url)
-        && url
-            .split(['/', '?', '#'])
-            .any(|part| part.len() == 40 && part.bytes().all(|b| b.is_ascii_hexdigit()))
-}
-
-/// The `config_defaults` list: each entry a `model_type`, a key, a non-negative integer value
-/// and the pinned reference class; one entry per (`model_type`, key).
-fn check_config_defaults(problems: &mut Problems, path: &str, raw: &Raw) -> Vec<ConfigDefault> {
-    let Some(list) = problems.array(path, raw) else {
-        return Vec::new();
-    };
-    let mut defaults: Vec<ConfigDefault> = Vec::new();
-    let mut first_at: std::collections::BTreeMap<(String, String), usize> = Default::default();
-    for (i, item) in list.iter().enumerate() {
-        let at = index_path(path, i);
-        let Some(entry) = problems.object(&at, item, &["model_type", "key", "value", "source_url"])
-        else {
-            continue;
-        };
-        let mut name = |member: &str| {
-            let text = entry
-                .required(problems, member)
-                .and_then(|v| problems.string(&entry.at(member), v))?;
-            if is_config_name(text) {
-                Some(text.to_string())
-            } else {
-                problems.add(
-                    entry.at(member),
-                    format!("must be a name of lowercase letters, digits and _, got {text:?}"),
-                );
-                None
-            }
-        };
-        let model_type = name("model_type");
-        let key = name("key");
-        let value = entry.required(problems, "value").and_then(|v| match v {
-            Raw::Number(n) if n.as_u64().is_some() => n.as_u64(),
-            other => {
-                problems.add(
-                    entry.at("value"),
-                    format!("must be a non-negative integer, got {}", other.describe()),
-                );
-                None
-            }
-        });
-        let source_url = entry
-            .required(problems, "source_url")
-            .and_then(|v| problems.string(&entry.at("source_url"), v))
-            .and_then(|u| {
-                if pins_a_commit(u) {
-                    Some(u.to_string())
-                } else {
-                    problems.add(
-                        entry.at("source_url"),
-                        format!(
-                            "must be an https URL of the reference class's file at a commit (a 40-hex path segment), got {u:?}"
-                        ),
-                    );
-                    None
-                }
-            });
-        if let (Some(model_type), Some(key)) = (&model_type, &key) {
-            let pair = (model_type.clone(), key.clone());
-            if let Some(first) = first_at.get(&pair) {
-                problems.add(
-                    entry.at("key"),
-                    format!(
-                        "duplicate default of {key:?} for {model_type:?}: already at {}",
-                        index_path(path, *first)
-                    ),
-                );
-            } else {
-                first_at.insert(pair, i);
-            }
-        }
-        if let (Some(model_type), Some(key), Some(value), Some(source_url)) =
-            (model_type, key, value, source_url)
-        {
-            defaults.push(ConfigDefault {
-                model_type,
-                key,
-                value,
-                source_url,
-            });
-        }
-    }
-    defaults
 }
 
 #[cfg(test)]
@@ -445,6 +335,7 @@ mod tests {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(DEFAULT_POLICY);
         let policy = load(&path).expect("data/policy.json is accepted");
         let rows: Vec<(&str, &str, u64)> = policy
+            .review
             .config_defaults
             .iter()
             .map(|d| (d.model_type.as_str(), d.key.as_str(), d.value))
@@ -457,7 +348,7 @@ mod tests {
                 ("gemma3_text", "max_position_embeddings", 131_072),
             ]
         );
-        for d in &policy.config_defaults {
+        for d in &policy.review.config_defaults {
             assert!(
                 d.source_url
                     .starts_with("https://github.com/huggingface/transformers/blob/"),
@@ -513,6 +404,7 @@ mod tests {
         assert_eq!(paths_of(&problems), ["$.config_defaults"]);
         assert!(check(&format!("{{{base}}}"))
             .expect("optional")
+            .review
             .config_defaults
             .is_empty());
     }

@@ -1,0 +1,68 @@
+//! The closed world of the cache facts (DESIGN §10, "Never a wrong figure", amended
+//! 2026-11-27): a configuration's cache facts are stated only when the policy has reviewed its
+//! `model_type` and every key of its key set is a layout key of that entry or an inert key.
+//! Anything else is named, so the run report and `facts REPO` can say what kept them unknown.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::super::policy::FactsReview;
+
+/// What kept a configuration's cache facts unknown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Unreviewed {
+    /// The `model_type` of the key set read (null when it has none).
+    pub(crate) model_type: Option<String>,
+    /// Whether the policy has a `cache_layouts` entry for it.
+    pub(crate) type_reviewed: bool,
+    /// The keys of the key set that are neither layout keys of the entry nor inert, sorted.
+    pub(crate) keys: Vec<String>,
+}
+
+impl Unreviewed {
+    /// One line for a person: which type or keys were not reviewed.
+    pub(crate) fn describe(&self) -> String {
+        let model_type = self.model_type.as_deref().unwrap_or("(none)");
+        let keys = self
+            .keys
+            .iter()
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        match (self.type_reviewed, keys.is_empty()) {
+            (false, _) => format!(
+                "model_type `{model_type}` has no reviewed cache layout (data/policy.json cache_layouts)"
+            ),
+            (true, true) => format!("model_type `{model_type}`: every key reviewed"),
+            (true, false) => format!(
+                "model_type `{model_type}` carries keys neither its layout keys nor inert: {keys}"
+            ),
+        }
+    }
+}
+
+/// Whether the key set (as `config.json` has it, before reference defaults) is reviewed; the
+/// reason when it is not. `model_type` itself selects the entry and is not a key to review.
+pub(super) fn unreviewed(keys: &Map<String, Value>, review: &FactsReview) -> Option<Unreviewed> {
+    let model_type = keys
+        .get("model_type")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let entry = model_type
+        .as_deref()
+        .and_then(|t| review.cache_layouts.get(t));
+    let keys: Vec<String> = keys
+        .keys()
+        .filter(|k| *k != "model_type" && !review.inert_config_keys.contains(*k))
+        .filter(|k| !entry.is_some_and(|e| e.layout_keys.contains(*k)))
+        .cloned()
+        .collect();
+    if entry.is_some() && keys.is_empty() {
+        return None;
+    }
+    Some(Unreviewed {
+        model_type,
+        type_reviewed: entry.is_some(),
+        keys,
+    })
+}

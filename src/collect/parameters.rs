@@ -1,0 +1,319 @@
+//! Counting a checkpoint's parameters in a closed world (DESIGN §10, "Parameters", amended
+//! 2026-11-27): every tensor is classified under the checkpoint's format (a reviewed buffer, an
+//! auxiliary tensor, a packed parameter, a float parameter) or the count fails naming the tensor,
+//! its dtype and the format. A packed tensor's shape must agree with its scale's as the format's
+//! writer lays them out. Active parameters follow from the same classification.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use super::formats::{matches, Fit, Format, Packed, Pattern};
+use super::safetensors::Tensor;
+
+/// The parameters of a checkpoint: all of them, and those of its routed experts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ParameterCount {
+    /// The sum over parameter tensors (logical values: packed tensors unpacked).
+    pub total: u128,
+    /// The parameters of tensors whose name contains `.experts.` and not `shared_expert`.
+    pub routed_experts: u128,
+}
+
+/// Why the parameters of a checkpoint could not be counted (the size facts are then
+/// `unavailable` / `size_calculation_failed`, and the run report says this).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CountError {
+    /// The checkpoint's `quantization_config` declares a format the rules do not know.
+    UnknownFormat(String),
+    /// A tensor no rule of the format classifies (an integer, BOOL, U8 or I8 tensor the format
+    /// does not name, or a dtype not listed).
+    Unclassified {
+        /// The tensor's name.
+        tensor: String,
+        /// Its dtype.
+        dtype: String,
+        /// The format read.
+        format: String,
+    },
+    /// A tensor the format packs, stored in another dtype than its writer writes.
+    PackedDtype {
+        /// The tensor's name.
+        tensor: String,
+        /// Its dtype.
+        dtype: String,
+        /// The dtype the writer stores it in.
+        expected: String,
+        /// The format read.
+        format: String,
+    },
+    /// A packed tensor whose shape disagrees with the format's packing or with its scale.
+    Misfit {
+        /// The tensor's name.
+        tensor: String,
+        /// What disagrees.
+        why: String,
+        /// The format read.
+        format: String,
+    },
+    /// A count does not fit in 128 bits.
+    Overflow(String),
+}
+
+impl fmt::Display for CountError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CountError::UnknownFormat(what) => write!(
+                f,
+                "the checkpoint's quantization_config declares {what}, not a format the rules know"
+            ),
+            CountError::Unclassified {
+                tensor,
+                dtype,
+                format,
+            } => write!(
+                f,
+                "tensor {tensor:?} ({dtype}) is not a parameter, buffer or auxiliary tensor of the format {format}"
+            ),
+            CountError::PackedDtype {
+                tensor,
+                dtype,
+                expected,
+                format,
+            } => write!(
+                f,
+                "tensor {tensor:?} is {dtype} where the format {format} packs it as {expected}"
+            ),
+            CountError::Misfit {
+                tensor,
+                why,
+                format,
+            } => write!(
+                f,
+                "tensor {tensor:?} does not fit the packing of the format {format}: {why}"
+            ),
+            CountError::Overflow(tensor) => {
+                write!(f, "parameter count overflows at tensor {tensor:?}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for CountError {}
+
+/// The float dtypes: one parameter per element.
+const FLOAT_DTYPES: [&str; 6] = ["F64", "F32", "F16", "BF16", "F8_E4M3", "F8_E5M2"];
+
+/// What one tensor is under a format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class<'f> {
+    /// A reviewed buffer, or an auxiliary tensor of the format: no parameters.
+    NotAParameter,
+    /// One parameter per element.
+    Float,
+    /// A packed parameter of the format.
+    Packed(&'f Packed),
+}
+
+/// Whether a tensor belongs to the routed experts.
+fn is_routed_expert(name: &str) -> bool {
+    name.contains(".experts.") && !name.contains("shared_expert")
+}
+
+/// Whether `name` ends with one of the reviewed buffer names (whole components).
+fn is_buffer(name: &str, buffers: &BTreeSet<String>) -> bool {
+    buffers.iter().any(|b| matches_tail(b, name))
+}
+
+fn matches_tail(tail: &str, name: &str) -> bool {
+    name == tail
+        || name
+            .strip_suffix(tail)
+            .is_some_and(|head| head.ends_with('.'))
+}
+
+/// The name of the companion `other` of a tensor matched by `own` (`a.weight_packed` →
+/// `a.weight_scale`, `x_blocks` → `x_scales`).
+fn companion(name: &str, own: Pattern, other: Pattern) -> Option<String> {
+    if let (Some(own), Some(other)) = (own.strip_prefix('*'), other.strip_prefix('*')) {
+        return name.strip_suffix(own).map(|head| format!("{head}{other}"));
+    }
+    name.strip_suffix(own).map(|head| format!("{head}{other}"))
+}
+
+fn elements(tensor: &Tensor) -> Result<u128, CountError> {
+    tensor
+        .shape
+        .iter()
+        .try_fold(1u128, |acc, &d| acc.checked_mul(u128::from(d)))
+        .ok_or_else(|| CountError::Overflow(tensor.name.clone()))
+}
+
+/// One checkpoint under one format: its tensors by name, for companions.
+struct Classifier<'a> {
+    format: &'a Format,
+    label: String,
+    by_name: BTreeMap<&'a str, &'a Tensor>,
+    buffers: &'a BTreeSet<String>,
+}
+
+impl<'a> Classifier<'a> {
+    fn misfit(&self, tensor: &Tensor, why: String) -> CountError {
+        CountError::Misfit {
+            tensor: tensor.name.clone(),
+            why,
+            format: self.label.clone(),
+        }
+    }
+
+    fn classify(&self, tensor: &'a Tensor) -> Result<Class<'a>, CountError> {
+        if is_buffer(&tensor.name, self.buffers) {
+            return Ok(Class::NotAParameter);
+        }
+        let (packed, auxiliary): (&[Packed], &[Pattern]) = match self.format {
+            Format::Plain => (&[], &[]),
+            Format::Known {
+                packed, auxiliary, ..
+            } => (packed, auxiliary),
+            Format::Unknown(what) => return Err(CountError::UnknownFormat(what.clone())),
+        };
+        if auxiliary.iter().any(|p| matches(p, &tensor.name)) {
+            return Ok(Class::NotAParameter);
+        }
+        let is_float = FLOAT_DTYPES.contains(&tensor.dtype.as_str());
+        for p in packed.iter().filter(|p| matches(p.name, &tensor.name)) {
+            let marked = p.marker.and_then(|m| companion(&tensor.name, p.name, m));
+            let marked = marked.is_some_and(|m| self.by_name.contains_key(m.as_str()));
+            if tensor.dtype == p.dtype {
+                if p.exclusive || marked {
+                    return Ok(Class::Packed(p));
+                }
+                let marker = p.marker.unwrap_or_default();
+                return Err(self.misfit(tensor, format!("no {marker} beside it marks it packed")));
+            }
+            if p.exclusive || marked {
+                return Err(CountError::PackedDtype {
+                    tensor: tensor.name.clone(),
+                    dtype: tensor.dtype.clone(),
+                    expected: p.dtype.to_string(),
+                    format: self.label.clone(),
+                });
+            }
+        }
+        if is_float {
+            return Ok(Class::Float);
+        }
+        Err(CountError::Unclassified {
+            tensor: tensor.name.clone(),
+            dtype: tensor.dtype.clone(),
+            format: self.label.clone(),
+        })
+    }
+
+    /// The logical values of a packed tensor, after checking its shape against its scale's.
+    fn unpacked(&self, tensor: &Tensor, p: &Packed) -> Result<u128, CountError> {
+        let stored = elements(tensor)?;
+        let scaled = stored
+            .checked_mul(p.numerator)
+            .ok_or_else(|| CountError::Overflow(tensor.name.clone()))?;
+        if scaled % p.denominator != 0 {
+            return Err(self.misfit(tensor, "its packed values are not whole".to_string()));
+        }
+        let per = |d: u64| -> Option<u128> {
+            let v = u128::from(d).checked_mul(p.numerator)?;
+            (v % p.denominator == 0).then_some(v / p.denominator)
+        };
+        if let Some((scale_name, fit)) = p.scale {
+            let name = companion(&tensor.name, p.name, scale_name).unwrap_or_default();
+            let Some(scale) = self.by_name.get(name.as_str()) else {
+                return Err(self.misfit(tensor, format!("no {name:?} beside it")));
+            };
+            let (t, s) = (tensor.shape.as_slice(), scale.shape.as_slice());
+            let fits = match (fit, t, s) {
+                (Fit::RowsAlike, [rows, cols], [scale_rows, groups]) => {
+                    rows == scale_rows && *groups > 0 && per(*cols).is_some_and(|c| c % u128::from(*groups) == 0)
+                }
+                (Fit::ColumnsAlike, [rows, cols], [groups, scale_cols]) => {
+                    cols == scale_cols && *groups > 0 && per(*rows).is_some_and(|r| r % u128::from(*groups) == 0)
+                }
+                (Fit::LogicalColumns, [rows, cols], [groups, scale_cols]) => {
+                    per(*cols) == Some(u128::from(*scale_cols)) && *groups > 0 && rows % groups == 0
+                }
+                (Fit::Blocks, [head @ .., _], _) => head == s,
+                (Fit::Flattened, [_, 1], _) => true,
+                _ => false,
+            };
+            if !fits {
+                return Err(self.misfit(
+                    tensor,
+                    format!("its shape {t:?} does not fit {name:?} of shape {s:?}"),
+                ));
+            }
+        }
+        Ok(scaled / p.denominator)
+    }
+}
+
+/// DESIGN §10 parameter counting in a closed world: every tensor of the checkpoint is a
+/// reviewed buffer (`buffers`, matched on trailing name components), an auxiliary tensor of the
+/// `format`, a packed parameter of it (counted unpacked, its shape checked against its scale),
+/// or a float parameter (F64, F32, F16, BF16, F8_E4M3, F8_E5M2: one per element); anything else
+/// is an error naming the tensor. `routed_experts` = the parameters of tensors whose name
+/// contains `.experts.` and not `shared_expert`.
+pub fn count_parameters(
+    tensors: &[Tensor],
+    format: &Format,
+    buffers: &BTreeSet<String>,
+) -> Result<ParameterCount, CountError> {
+    let classifier = Classifier {
+        format,
+        label: format.to_string(),
+        by_name: tensors.iter().map(|t| (t.name.as_str(), t)).collect(),
+        buffers,
+    };
+    let mut count = ParameterCount::default();
+    for tensor in tensors {
+        let overflow = || CountError::Overflow(tensor.name.clone());
+        let parameters = match classifier.classify(tensor)? {
+            Class::NotAParameter => 0,
+            Class::Float => elements(tensor)?,
+            Class::Packed(p) => classifier.unpacked(tensor, p)?,
+        };
+        count.total = count.total.checked_add(parameters).ok_or_else(overflow)?;
+        if is_routed_expert(&tensor.name) {
+            count.routed_experts = count
+                .routed_experts
+                .checked_add(parameters)
+                .ok_or_else(overflow)?;
+        }
+    }
+    Ok(count)
+}
+
+/// Active parameters: total − R × (E − k) / E with R the routed-expert parameters, E the
+/// number of experts and k the experts per token. Without E, or E ≤ 1, the total. `None`
+/// (`size_calculation_failed`) when E > 1 and R is 0, k is missing or larger than E, the
+/// division is not exact, or the result would be negative.
+pub fn active_parameters(
+    count: ParameterCount,
+    experts: Option<u64>,
+    experts_per_token: Option<u64>,
+) -> Option<u128> {
+    let e = match experts {
+        Some(e) if e > 1 => u128::from(e),
+        _ => return Some(count.total),
+    };
+    let k = u128::from(experts_per_token?);
+    let r = count.routed_experts;
+    if r == 0 {
+        return None;
+    }
+    let inactive = r.checked_mul(e.checked_sub(k)?)?;
+    if inactive % e != 0 {
+        return None;
+    }
+    count.total.checked_sub(inactive / e)
+}
+
+#[cfg(test)]
+#[path = "parameters_tests.rs"]
+mod tests;

@@ -1,0 +1,123 @@
+//! What a run's closed world kept unknown (DESIGN §10, amended 2026-11-27), for the run report:
+//! the configurations whose `model_type` or keys the policy has not reviewed, the checkpoints
+//! whose tensors no rule classifies, and the quantizations that are not candidates, each with
+//! the repositories that carried them, so the operator sees in one place what a night left
+//! unknown and why (docs/operating.md, "Reviewing a new model_type or format").
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use super::facts::Findings;
+use super::report::RunReport;
+
+/// A `model_type` without a reviewed cache layout (`key` null), or a key of a reviewed one
+/// that is neither a layout key nor inert, and the repositories whose configuration carried it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct UnreviewedConfig {
+    /// The `model_type` of the key set read (null when it has none).
+    pub model_type: Option<String>,
+    /// The key not reviewed; null when the `model_type` itself has no entry.
+    pub key: Option<String>,
+    /// The repositories, sorted.
+    pub repositories: Vec<String>,
+}
+
+/// A repository and why one of its facts is unknown (the tensor, dtype and format that
+/// stopped the count; the quantization that is not a candidate).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct RepositoryWhy {
+    /// The repository.
+    pub repository: String,
+    /// Why.
+    pub why: String,
+}
+
+/// Adds one repository's findings to the run report's sections (kept sorted).
+pub(super) fn record(report: &mut RunReport, repository: &str, findings: &Findings) {
+    if let Some(u) = &findings.unreviewed {
+        let keys: Vec<Option<String>> = if u.type_reviewed {
+            u.keys.iter().cloned().map(Some).collect()
+        } else {
+            vec![None]
+        };
+        for key in keys {
+            let rows = &mut report.unreviewed_configurations;
+            let at = rows
+                .iter()
+                .position(|r| r.model_type == u.model_type && r.key == key);
+            let row = match at {
+                Some(i) => &mut rows[i],
+                None => {
+                    rows.push(UnreviewedConfig {
+                        model_type: u.model_type.clone(),
+                        key,
+                        repositories: Vec::new(),
+                    });
+                    let last = rows.len() - 1;
+                    &mut rows[last]
+                }
+            };
+            if !row.repositories.iter().any(|r| r == repository) {
+                row.repositories.push(repository.to_string());
+                row.repositories.sort();
+            }
+        }
+        report.unreviewed_configurations.sort();
+    }
+    if let Some(why) = &findings.size_failure {
+        report.uncounted_checkpoints.push(RepositoryWhy {
+            repository: repository.to_string(),
+            why: why.clone(),
+        });
+        report.uncounted_checkpoints.sort();
+    }
+    for why in &findings.unsupported_quantizations {
+        report.unsupported_quantizations.push(RepositoryWhy {
+            repository: repository.to_string(),
+            why: why.clone(),
+        });
+        report.unsupported_quantizations.sort();
+    }
+}
+
+/// The sections as Markdown (nothing when all are empty).
+pub(super) fn markdown(report: &RunReport, md: &mut String, cell: fn(&str) -> String) {
+    if !report.unreviewed_configurations.is_empty() {
+        md.push_str("\n**Cache facts kept unknown: configurations not reviewed** (`attention_layout_not_supported`; to state them, review the `model_type` against the engine's code and add it to `cache_layouts`, or the key to its `layout_keys` or to `inert_config_keys`: docs/operating.md):\n\n| model_type | key not reviewed | repositories |\n|---|---|---|\n");
+        for row in &report.unreviewed_configurations {
+            let repos: Vec<String> = row
+                .repositories
+                .iter()
+                .map(|r| format!("`{}`", cell(r)))
+                .collect();
+            let _ = writeln!(
+                md,
+                "| `{}` | {} | {} |",
+                cell(row.model_type.as_deref().unwrap_or("(none)")),
+                row.key
+                    .as_deref()
+                    .map_or("(the type has no entry)".to_string(), |k| format!("`{}`", cell(k))),
+                repos.join(", ")
+            );
+        }
+    }
+    for (title, rows) in [
+        (
+            "Size facts kept unknown: tensors no rule classifies** (`size_calculation_failed`; review the format's writer: docs/operating.md)",
+            &report.uncounted_checkpoints,
+        ),
+        (
+            "Quantizations that are not candidates** (`quantized_format_not_supported` when no other is)",
+            &report.unsupported_quantizations,
+        ),
+    ] {
+        if rows.is_empty() {
+            continue;
+        }
+        let _ = writeln!(md, "\n**{title}:\n");
+        for r in rows {
+            let _ = writeln!(md, "- `{}`: {}", cell(&r.repository), cell(&r.why));
+        }
+    }
+}
