@@ -249,8 +249,7 @@ fn size_facts(
         }
     }
     let format = formats::format_of(config);
-    let count = match parameters::count_parameters(&tensors, &format, &review.buffer_tensor_names)
-    {
+    let count = match parameters::count_parameters(&tensors, &format, &review.buffer_tensor_names) {
         Ok(count) if count.total > 0 => count,
         Ok(_) => {
             findings.size_failure = Some("the checkpoint holds no parameters".to_string());
@@ -312,8 +311,8 @@ fn smallest_quantization(
     findings: &mut Findings,
 ) -> Result<Vec<(usize, Fact)>, HubError> {
     let mut candidates: Vec<Candidate> = Vec::new();
-    let mut consider = |repo: &RepoInfo, config: &serde_json::Value| {
-        match candidate(hub, repo, config) {
+    let mut consider =
+        |repo: &RepoInfo, config: &serde_json::Value| match candidate(hub, repo, config) {
             Some(candidate) => candidates.push(candidate),
             None if formats::has_quantization_config(config) => {
                 findings.unsupported_quantizations.push(format!(
@@ -323,8 +322,7 @@ fn smallest_quantization(
                 ));
             }
             None => {}
-        }
-    };
+        };
     consider(info, config);
     for child in hub.quantized_children(&info.id)? {
         // A child whose requests fail is skipped, as DESIGN says.
@@ -353,12 +351,7 @@ fn smallest_quantization(
         ],
         None => [QUANT_BYTES, QUANT_FORMAT, QUANT_BITS]
             .iter()
-            .map(|&i| {
-                (
-                    i,
-                    missing(Availability::NotFoundUnderPolicy, none_reason),
-                )
-            })
+            .map(|&i| (i, missing(Availability::NotFoundUnderPolicy, none_reason)))
             .collect(),
     };
     Ok(facts)

@@ -103,7 +103,10 @@ impl fmt::Display for Format {
 pub(crate) fn quantization_config(config: &Value) -> Option<&Map<String, Value>> {
     match config.get("quantization_config") {
         Some(Value::Object(q)) => Some(q),
-        _ => config.get("text_config")?.get("quantization_config")?.as_object(),
+        _ => config
+            .get("text_config")?
+            .get("quantization_config")?
+            .as_object(),
     }
 }
 
@@ -163,7 +166,12 @@ fn packed_words(name: Pattern, bits: u128, fit: Fit, scale: Pattern) -> Option<P
     })
 }
 
-fn nibbles(name: Pattern, exclusive: bool, marker: Option<Pattern>, scale: (Pattern, Fit)) -> Packed {
+fn nibbles(
+    name: Pattern,
+    exclusive: bool,
+    marker: Option<Pattern>,
+    scale: (Pattern, Fit),
+) -> Packed {
     Packed {
         name,
         dtype: "U8",
@@ -195,7 +203,10 @@ fn compressed_tensors(q: &Map<String, Value>) -> Result<Entry, String> {
             .and_then(Value::as_str)
             .or(top_format)
             .ok_or_else(|| format!("compressed-tensors group {name} without a format"))?;
-        let bits = weights.get("num_bits").and_then(Value::as_u64).map(u128::from);
+        let bits = weights
+            .get("num_bits")
+            .and_then(Value::as_u64)
+            .map(u128::from);
         let kind = weights.get("type").and_then(Value::as_str).unwrap_or("");
         let (label, p, aux): (String, Option<Packed>, &[Pattern]) = match (format, kind, bits) {
             ("pack-quantized", "int", Some(b)) => (
@@ -205,7 +216,12 @@ fn compressed_tensors(q: &Map<String, Value>) -> Result<Entry, String> {
             ),
             ("nvfp4-pack-quantized" | "mxfp4-pack-quantized", "float", Some(4)) => (
                 format!("compressed-tensors {format}"),
-                Some(nibbles("weight_packed", true, None, ("weight_scale", Fit::RowsAlike))),
+                Some(nibbles(
+                    "weight_packed",
+                    true,
+                    None,
+                    ("weight_scale", Fit::RowsAlike),
+                )),
                 &FP4_PACK_AUX,
             ),
             ("float-quantized", "float", Some(8)) => (
@@ -221,7 +237,9 @@ fn compressed_tensors(q: &Map<String, Value>) -> Result<Entry, String> {
             }
         };
         if format == "pack-quantized" && p.is_none() {
-            return Err(format!("compressed-tensors pack-quantized of {bits:?} bits"));
+            return Err(format!(
+                "compressed-tensors pack-quantized of {bits:?} bits"
+            ));
         }
         if !labels.contains(&label) {
             labels.push(label);
@@ -239,7 +257,10 @@ fn compressed_tensors(q: &Map<String, Value>) -> Result<Entry, String> {
     // Two packings under one name would make the count ambiguous.
     let names: Vec<&str> = packed.iter().map(|p| p.name).collect();
     if names.len() > 1 {
-        return Err(format!("compressed-tensors with mixed packings: {}", labels.join(", ")));
+        return Err(format!(
+            "compressed-tensors with mixed packings: {}",
+            labels.join(", ")
+        ));
     }
     Ok((labels.join(" + "), packed, auxiliary))
 }
@@ -369,8 +390,19 @@ pub(crate) fn format_naming(name: &str) -> Option<&'static str> {
         ("mxfp4", &["*_blocks", "*_scales"]),
         ("gptq/awq", &["qweight", "qzeros", "scales", "g_idx"]),
         ("compressed-tensors", &PACK_QUANTIZED_AUX),
-        ("compressed-tensors", &["weight_packed", "weight_global_scale", "input_global_scale"]),
-        ("fp8/modelopt", &["weight", "weight_scale_inv", "weight_scale_2", "input_scale"]),
+        (
+            "compressed-tensors",
+            &["weight_packed", "weight_global_scale", "input_global_scale"],
+        ),
+        (
+            "fp8/modelopt",
+            &[
+                "weight",
+                "weight_scale_inv",
+                "weight_scale_2",
+                "input_scale",
+            ],
+        ),
         (
             "bitsandbytes",
             &[
@@ -406,18 +438,33 @@ mod tests {
 
     #[test]
     fn patterns_match_trailing_components() {
-        assert!(matches("weight_scale", "model.layers.0.mlp.down_proj.weight_scale"));
+        assert!(matches(
+            "weight_scale",
+            "model.layers.0.mlp.down_proj.weight_scale"
+        ));
         assert!(matches("weight_scale", "weight_scale"));
-        assert!(!matches("weight_scale", "model.layers.0.mlp.down_proj.weight_scale_2"));
+        assert!(!matches(
+            "weight_scale",
+            "model.layers.0.mlp.down_proj.weight_scale_2"
+        ));
         assert!(!matches("scale", "model.norm.weight_scale"));
-        assert!(matches("*_blocks", "model.layers.0.mlp.experts.down_proj_blocks"));
+        assert!(matches(
+            "*_blocks",
+            "model.layers.0.mlp.experts.down_proj_blocks"
+        ));
         assert!(!matches("*_blocks", "model.layers.0._blocks"));
         assert!(matches(
             "weight.quant_state.*",
             "model.layers.0.mlp.up_proj.weight.quant_state.bitsandbytes__nf4"
         ));
-        assert!(!matches("weight.quant_state.*", "model.layers.0.weight.quant_state"));
-        assert!(matches("weight.absmax", "model.layers.0.mlp.up_proj.weight.absmax"));
+        assert!(!matches(
+            "weight.quant_state.*",
+            "model.layers.0.weight.quant_state"
+        ));
+        assert!(matches(
+            "weight.absmax",
+            "model.layers.0.mlp.up_proj.weight.absmax"
+        ));
     }
 
     #[test]
@@ -450,8 +497,16 @@ mod tests {
 
     #[test]
     fn buffer_names_that_a_format_names_are_found() {
-        for name in ["weight_scale", "weight", "qweight", "gate_up_proj_blocks", "weight.absmax",
-                     "weight.quant_state", "weight_packed", "input_global_scale"] {
+        for name in [
+            "weight_scale",
+            "weight",
+            "qweight",
+            "gate_up_proj_blocks",
+            "weight.absmax",
+            "weight.quant_state",
+            "weight_packed",
+            "input_global_scale",
+        ] {
             assert!(format_naming(name).is_some(), "{name}");
         }
         for name in ["position_ids", "rotary_emb.inv_freq", "bias"] {

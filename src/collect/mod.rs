@@ -415,12 +415,7 @@ fn gather(plan: &Plan<'_>, client: &Client, run: &mut RunReport) -> Result<Colle
     let evidence: BTreeMap<&str, Evidence> = hub_pool.install(|| {
         repos
             .par_iter()
-            .map(|repo| {
-                (
-                    *repo,
-                    facts::from_repository(&hub, repo, &policy.review),
-                )
-            })
+            .map(|repo| (*repo, facts::from_repository(&hub, repo, &policy.review)))
             .collect()
     });
     for (repo, found) in &evidence {

@@ -230,10 +230,14 @@ impl<'a> Classifier<'a> {
             let (t, s) = (tensor.shape.as_slice(), scale.shape.as_slice());
             let fits = match (fit, t, s) {
                 (Fit::RowsAlike, [rows, cols], [scale_rows, groups]) => {
-                    rows == scale_rows && *groups > 0 && per(*cols).is_some_and(|c| c % u128::from(*groups) == 0)
+                    rows == scale_rows
+                        && *groups > 0
+                        && per(*cols).is_some_and(|c| c % u128::from(*groups) == 0)
                 }
                 (Fit::ColumnsAlike, [rows, cols], [groups, scale_cols]) => {
-                    cols == scale_cols && *groups > 0 && per(*rows).is_some_and(|r| r % u128::from(*groups) == 0)
+                    cols == scale_cols
+                        && *groups > 0
+                        && per(*rows).is_some_and(|r| r % u128::from(*groups) == 0)
                 }
                 (Fit::LogicalColumns, [rows, cols], [groups, scale_cols]) => {
                     per(*cols) == Some(u128::from(*scale_cols)) && *groups > 0 && rows % groups == 0

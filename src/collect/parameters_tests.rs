@@ -28,9 +28,11 @@ fn total(tensors: &[Tensor], format: &Format) -> Result<u128, CountError> {
 }
 
 fn w4a16() -> Format {
-    format(json!({"quant_method": "compressed-tensors", "format": "pack-quantized",
+    format(
+        json!({"quant_method": "compressed-tensors", "format": "pack-quantized",
         "config_groups": {"group_0": {"weights": {"num_bits": 4, "type": "int", "group_size": 128,
-        "strategy": "group", "symmetric": true}, "targets": ["Linear"]}}, "ignore": ["lm_head"]}))
+        "strategy": "group", "symmetric": true}, "targets": ["Linear"]}}, "ignore": ["lm_head"]}),
+    )
 }
 
 #[test]
@@ -69,13 +71,20 @@ fn plain_checkpoints_count_floats_and_nothing_else() {
 
 #[test]
 fn reviewed_buffers_are_not_parameters_whatever_their_dtype() {
-    let buffers: BTreeSet<String> = ["position_ids".to_string(), "rotary_emb.inv_freq".to_string()].into();
+    let buffers: BTreeSet<String> = [
+        "position_ids".to_string(),
+        "rotary_emb.inv_freq".to_string(),
+    ]
+    .into();
     let tensors = [
         tensor("model.embed.position_ids", "I64", &[1, 4096]),
         tensor("model.layers.0.rotary_emb.inv_freq", "F32", &[64]),
         tensor("model.norm.weight", "BF16", &[10]),
     ];
-    assert_eq!(count_parameters(&tensors, &Format::Plain, &buffers).map(|c| c.total), Ok(10));
+    assert_eq!(
+        count_parameters(&tensors, &Format::Plain, &buffers).map(|c| c.total),
+        Ok(10)
+    );
     // A buffer name matches whole components only.
     let near = [tensor("model.xposition_ids", "I64", &[3])];
     assert!(count_parameters(&near, &Format::Plain, &buffers).is_err());
@@ -87,7 +96,10 @@ fn fp8_scales_are_auxiliary_in_fp8_checkpoints_only() {
         tensor("m.down_proj.weight", "F8_E4M3", &[256, 256]),
         tensor("m.down_proj.weight_scale_inv", "F32", &[2, 2]),
     ];
-    assert_eq!(total(&tensors, &format(json!({"quant_method": "fp8"}))), Ok(65_536));
+    assert_eq!(
+        total(&tensors, &format(json!({"quant_method": "fp8"}))),
+        Ok(65_536)
+    );
     // In a plain checkpoint nothing is auxiliary: an F32 tensor is a parameter.
     assert_eq!(total(&tensors, &Format::Plain), Ok(65_540));
 }
@@ -125,7 +137,10 @@ fn gptq_and_awq_qweights_unpack_by_their_bits_and_fit_their_scales() {
     assert_eq!(total(&tensors, &gptq), Ok(4096 * 4096 + 4096));
     let mut misfit = tensors.to_vec();
     misfit[2].shape = vec![32, 4000];
-    assert!(matches!(total(&misfit, &gptq), Err(CountError::Misfit { .. })));
+    assert!(matches!(
+        total(&misfit, &gptq),
+        Err(CountError::Misfit { .. })
+    ));
     // AWQ: qweight [in, out × bits / 32], scales [in / group, out].
     let awq = format(json!({"quant_method": "awq", "bits": 4, "group_size": 128}));
     let tensors = [
@@ -136,7 +151,10 @@ fn gptq_and_awq_qweights_unpack_by_their_bits_and_fit_their_scales() {
     assert_eq!(total(&tensors, &awq), Ok(4096 * 4096));
     let mut misfit = tensors.to_vec();
     misfit[2].shape = vec![32, 2048];
-    assert!(matches!(total(&misfit, &awq), Err(CountError::Misfit { .. })));
+    assert!(matches!(
+        total(&misfit, &awq),
+        Err(CountError::Misfit { .. })
+    ));
 }
 
 #[test]
@@ -151,16 +169,28 @@ fn compressed_tensors_int4_unpacks_weight_packed() {
     // Relabelled dtypes and integer tensors the format does not name are never counted.
     let mut relabelled = tensors.to_vec();
     relabelled[0].dtype = "BF16".to_string();
-    assert!(matches!(total(&relabelled, &w4a16()), Err(CountError::PackedDtype { .. })));
+    assert!(matches!(
+        total(&relabelled, &w4a16()),
+        Err(CountError::PackedDtype { .. })
+    ));
     let mut stray = tensors.to_vec();
     stray.push(tensor("m.o_proj.weight_offsets", "I32", &[4096]));
-    assert!(matches!(total(&stray, &w4a16()), Err(CountError::Unclassified { .. })));
+    assert!(matches!(
+        total(&stray, &w4a16()),
+        Err(CountError::Unclassified { .. })
+    ));
     // A scale with other rows, or groups that do not divide the unpacked columns.
     let mut misfit = tensors.to_vec();
     misfit[1].shape = vec![4095, 32];
-    assert!(matches!(total(&misfit, &w4a16()), Err(CountError::Misfit { .. })));
+    assert!(matches!(
+        total(&misfit, &w4a16()),
+        Err(CountError::Misfit { .. })
+    ));
     misfit[1].shape = vec![4096, 3];
-    assert!(matches!(total(&misfit, &w4a16()), Err(CountError::Misfit { .. })));
+    assert!(matches!(
+        total(&misfit, &w4a16()),
+        Err(CountError::Misfit { .. })
+    ));
 }
 
 #[test]
@@ -177,10 +207,16 @@ fn modelopt_nvfp4_weights_are_two_values_per_byte_where_marked() {
     // A float weight beside weight_scale_2 was relabelled; a U8 weight without it is not marked.
     let mut relabelled = tensors.to_vec();
     relabelled[0].dtype = "BF16".to_string();
-    assert!(matches!(total(&relabelled, &f), Err(CountError::PackedDtype { .. })));
+    assert!(matches!(
+        total(&relabelled, &f),
+        Err(CountError::PackedDtype { .. })
+    ));
     let mut unmarked = tensors.to_vec();
     unmarked.remove(2);
-    assert!(matches!(total(&unmarked, &f), Err(CountError::Misfit { .. })));
+    assert!(matches!(
+        total(&unmarked, &f),
+        Err(CountError::Misfit { .. })
+    ));
 }
 
 #[test]
@@ -193,35 +229,64 @@ fn bitsandbytes_4bit_weights_are_flattened_pairs_and_their_state_is_auxiliary() 
         tensor("m.up_proj.weight.quant_map", "F32", &[16]),
         tensor("m.up_proj.weight.nested_absmax", "F32", &[3584]),
         tensor("m.up_proj.weight.nested_quant_map", "F32", &[256]),
-        tensor("m.up_proj.weight.quant_state.bitsandbytes__nf4", "U8", &[115]),
+        tensor(
+            "m.up_proj.weight.quant_state.bitsandbytes__nf4",
+            "U8",
+            &[115],
+        ),
         tensor("model.norm.weight", "BF16", &[4096]),
     ];
     assert_eq!(total(&tensors, &f), Ok(14336 * 4096 + 4096));
     let mut unflattened = tensors.to_vec();
     unflattened[0].shape = vec![14336, 2048];
-    assert!(matches!(total(&unflattened, &f), Err(CountError::Misfit { .. })));
+    assert!(matches!(
+        total(&unflattened, &f),
+        Err(CountError::Misfit { .. })
+    ));
 }
 
 #[test]
 fn an_unknown_format_counts_nothing() {
     let f = format(json!({"quant_method": "hqq", "nbits": 4}));
     let tensors = [tensor("a.weight", "BF16", &[2])];
-    assert_eq!(total(&tensors, &f), Err(CountError::UnknownFormat("hqq".to_string())));
+    assert_eq!(
+        total(&tensors, &f),
+        Err(CountError::UnknownFormat("hqq".to_string()))
+    );
 }
 
 #[test]
 fn overflow_is_an_error_not_a_wrap() {
     let huge = [tensor("a", "BF16", &[u64::MAX, u64::MAX, u64::MAX])];
-    assert!(matches!(total(&huge, &Format::Plain), Err(CountError::Overflow(_))));
+    assert!(matches!(
+        total(&huge, &Format::Plain),
+        Err(CountError::Overflow(_))
+    ));
 }
 
 #[test]
 fn routed_experts_exclude_shared_experts() {
     let tensors = [
-        tensor("model.layers.3.mlp.experts.0.gate_proj.weight", "BF16", &[10]),
-        tensor("model.layers.3.mlp.experts.255.up_proj.weight", "BF16", &[20]),
-        tensor("model.layers.3.mlp.shared_experts.gate_proj.weight", "BF16", &[100]),
-        tensor("model.layers.3.mlp.shared_expert.experts.x.weight", "BF16", &[1000]),
+        tensor(
+            "model.layers.3.mlp.experts.0.gate_proj.weight",
+            "BF16",
+            &[10],
+        ),
+        tensor(
+            "model.layers.3.mlp.experts.255.up_proj.weight",
+            "BF16",
+            &[20],
+        ),
+        tensor(
+            "model.layers.3.mlp.shared_experts.gate_proj.weight",
+            "BF16",
+            &[100],
+        ),
+        tensor(
+            "model.layers.3.mlp.shared_expert.experts.x.weight",
+            "BF16",
+            &[1000],
+        ),
         tensor("model.layers.3.mlp.gate.weight", "BF16", &[10000]),
     ];
     assert_eq!(
@@ -257,7 +322,10 @@ fn active_parameters_without_experts_is_the_total() {
         routed_experts: 0,
     };
     assert_eq!(active_parameters(dense, None, None), Some(8_030_261_248));
-    assert_eq!(active_parameters(dense, Some(1), Some(1)), Some(8_030_261_248));
+    assert_eq!(
+        active_parameters(dense, Some(1), Some(1)),
+        Some(8_030_261_248)
+    );
     assert_eq!(active_parameters(dense, Some(0), None), Some(8_030_261_248));
 }
 
@@ -278,7 +346,10 @@ fn active_parameters_refuses_incoherent_moe() {
         total: 100,
         routed_experts: 800,
     };
-    assert_eq!(active_parameters(more_routed_than_total, Some(8), Some(2)), None);
+    assert_eq!(
+        active_parameters(more_routed_than_total, Some(8), Some(2)),
+        None
+    );
 }
 
 proptest! {

@@ -19,9 +19,9 @@ pub use super::changes::ChangedFact;
 use super::http::Client;
 use super::openrouter::{FoldedRow, OpenRouterCatalog, SlugMatch};
 pub use super::outcome::{CatalogStatus, RepositoryOutcome, RunOutcome};
-pub use super::unknowns::{RepositoryWhy, UnreviewedConfig};
 use super::policy::Policy;
 use super::routes::Routes;
+pub use super::unknowns::{RepositoryWhy, UnreviewedConfig};
 
 /// The schema tag of a run report.
 pub const REPORT_SCHEMA_VERSION: &str = "model-demand.collect-report.v1";

@@ -97,7 +97,10 @@ pub(super) fn markdown(report: &RunReport, md: &mut String, cell: fn(&str) -> St
                 cell(row.model_type.as_deref().unwrap_or("(none)")),
                 row.key
                     .as_deref()
-                    .map_or("(the type has no entry)".to_string(), |k| format!("`{}`", cell(k))),
+                    .map_or("(the type has no entry)".to_string(), |k| format!(
+                        "`{}`",
+                        cell(k)
+                    )),
                 repos.join(", ")
             );
         }
@@ -119,5 +122,113 @@ pub(super) fn markdown(report: &RunReport, md: &mut String, cell: fn(&str) -> St
         for r in rows {
             let _ = writeln!(md, "- `{}`: {}", cell(&r.repository), cell(&r.why));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collect::config::Unreviewed;
+
+    fn unreviewed(model_type: &str, type_reviewed: bool, keys: &[&str]) -> Findings {
+        Findings {
+            unreviewed: Some(Unreviewed {
+                model_type: Some(model_type.to_string()),
+                type_reviewed,
+                keys: keys.iter().map(|k| k.to_string()).collect(),
+            }),
+            ..Findings::default()
+        }
+    }
+
+    #[test]
+    fn each_type_and_key_is_listed_once_with_the_repositories_that_carried_it() {
+        let mut report = RunReport::new("2026-11-27T03:00:00Z");
+        record(
+            &mut report,
+            "b/kimi",
+            &unreviewed("kimi_linear", false, &["linear_attn_config"]),
+        );
+        record(
+            &mut report,
+            "a/kimi",
+            &unreviewed("kimi_linear", false, &[]),
+        );
+        record(
+            &mut report,
+            "n/nas",
+            &unreviewed("llama", true, &["block_configs", "x"]),
+        );
+        record(
+            &mut report,
+            "m/nas",
+            &unreviewed("llama", true, &["block_configs"]),
+        );
+        record(
+            &mut report,
+            "m/nas",
+            &unreviewed("llama", true, &["block_configs"]),
+        );
+        let rows: Vec<(Option<&str>, Option<&str>, Vec<&str>)> = report
+            .unreviewed_configurations
+            .iter()
+            .map(|r| {
+                (
+                    r.model_type.as_deref(),
+                    r.key.as_deref(),
+                    r.repositories.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                (Some("kimi_linear"), None, vec!["a/kimi", "b/kimi"]),
+                (Some("llama"), Some("block_configs"), vec!["m/nas", "n/nas"]),
+                (Some("llama"), Some("x"), vec!["n/nas"]),
+            ]
+        );
+        record(
+            &mut report,
+            "q/int4",
+            &Findings {
+                size_failure: Some("tensor \"a.weight_offsets\" (I32) is not ...".to_string()),
+                unsupported_quantizations: vec![
+                    "q/int4-hqq: hqq (not a format the rules know)".to_string()
+                ],
+                ..Findings::default()
+            },
+        );
+        let md = report.to_markdown();
+        assert!(
+            md.contains("| `llama` | `block_configs` | `m/nas`, `n/nas` |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| `kimi_linear` | (the type has no entry) | `a/kimi`, `b/kimi` |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("- `q/int4`: tensor \"a.weight_offsets\" (I32) is not ..."),
+            "{md}"
+        );
+        assert!(
+            md.contains("- `q/int4`: q/int4-hqq: hqq (not a format the rules know)"),
+            "{md}"
+        );
+        // The report round-trips, and a report written before these sections still reads.
+        let json = serde_json::to_value(&report).expect("serializes");
+        let back: RunReport = serde_json::from_value(json.clone()).expect("reads back");
+        assert_eq!(back, report);
+        let mut older = json;
+        for member in [
+            "unreviewed_configurations",
+            "uncounted_checkpoints",
+            "unsupported_quantizations",
+        ] {
+            older.as_object_mut().expect("object").remove(member);
+        }
+        let older: RunReport = serde_json::from_value(older).expect("an older report reads");
+        assert!(older.unreviewed_configurations.is_empty());
     }
 }

@@ -22,6 +22,8 @@ mod tests;
 #[cfg(test)]
 mod tests_2026;
 #[cfg(test)]
+mod tests_review;
+#[cfg(test)]
 mod tests_unmodelled;
 
 pub(super) use parse::parse_config;

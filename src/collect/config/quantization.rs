@@ -139,7 +139,10 @@ mod tests {
         let nested = json!({"text_config": {"quantization_config": {
             "quant_method": "compressed-tensors", "format": "pack-quantized",
             "config_groups": {"group_0": {"weights": {"num_bits": 4, "type": "int"}}}}}});
-        assert_eq!(quantization(&nested), Some(("compressed-tensors".to_string(), 4)));
+        assert_eq!(
+            quantization(&nested),
+            Some(("compressed-tensors".to_string(), 4))
+        );
     }
 
     #[test]
@@ -153,7 +156,10 @@ mod tests {
             q(json!({"quant_method": "modelopt", "quantization": {"quant_algo": "FP8"}})),
             Some(("modelopt".to_string(), 8))
         );
-        assert_eq!(q(json!({"quant_method": "modelopt", "quant_algo": "W4A8_AWQ"})), None);
+        assert_eq!(
+            q(json!({"quant_method": "modelopt", "quant_algo": "W4A8_AWQ"})),
+            None
+        );
         assert_eq!(q(json!({"quant_method": "modelopt"})), None);
     }
 }

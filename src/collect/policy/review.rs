@@ -63,7 +63,13 @@ pub(super) fn check(problems: &mut Problems, obj: &Obj<'_>) -> FactsReview {
     };
     let inert = match obj.get("inert_config_keys") {
         None => Vec::new(),
-        Some(v) => names(problems, &obj.at("inert_config_keys"), v, is_config_key, "key"),
+        Some(v) => names(
+            problems,
+            &obj.at("inert_config_keys"),
+            v,
+            is_config_key,
+            "key",
+        ),
     };
     let inert_at: BTreeMap<String, String> = inert.iter().cloned().collect();
     let cache_layouts = match obj.get("cache_layouts") {
@@ -84,7 +90,9 @@ pub(super) fn check(problems: &mut Problems, obj: &Obj<'_>) -> FactsReview {
         if let Some(format) = formats::format_naming(name) {
             problems.add(
                 at.clone(),
-                format!("{name:?} is a tensor the {format} format names; a buffer name must not be"),
+                format!(
+                    "{name:?} is a tensor the {format} format names; a buffer name must not be"
+                ),
             );
         }
     }
@@ -168,7 +176,9 @@ fn pinned_url(problems: &mut Problems, entry: &Obj<'_>, what: &str) -> Option<St
     } else {
         problems.add(
             entry.at("source_url"),
-            format!("must be an https URL of {what} at a commit (a 40-hex path segment), got {url:?}"),
+            format!(
+                "must be an https URL of {what} at a commit (a 40-hex path segment), got {url:?}"
+            ),
         );
         None
     }
@@ -207,13 +217,13 @@ fn check_cache_layouts(
                     None
                 }
             });
-        let keys = entry.required(problems, "layout_keys").map(|v| {
-            names(problems, &entry.at("layout_keys"), v, is_config_key, "key")
-        });
+        let raw_keys = entry.required(problems, "layout_keys");
+        if matches!(raw_keys, Some(Raw::Array(list)) if list.is_empty()) {
+            problems.add(entry.at("layout_keys"), "must name at least one key");
+        }
+        let keys =
+            raw_keys.map(|v| names(problems, &entry.at("layout_keys"), v, is_config_key, "key"));
         if let Some(keys) = &keys {
-            if keys.is_empty() {
-                problems.add(entry.at("layout_keys"), "must name at least one key");
-            }
             for (key, key_at) in keys {
                 if let Some(inert_at) = inert.get(key) {
                     problems.add(
@@ -321,3 +331,112 @@ fn check_config_defaults(problems: &mut Problems, path: &str, raw: &Raw) -> Vec<
     defaults
 }
 
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::super::validate_policy;
+
+    const BASE: &str = r#""policy_schema_version":"model-demand.policy.v1","terms_checked_at":"2026-11-23T10:00:00Z","fresh_for_hours":32,"closed_weights":[]"#;
+    const VLLM: &str = "https://github.com/vllm-project/vllm/blob/0123456789abcdef0123456789abcdef01234567/vllm/model_executor/models/llama.py";
+
+    fn problems(members: &str) -> Vec<String> {
+        let text = format!("{{{BASE},{members}}}");
+        let raw = crate::json::parse(text.as_bytes(), Path::new("policy.json")).expect("JSON");
+        match validate_policy(&raw) {
+            Ok(_) => Vec::new(),
+            Err(ps) => ps.iter().map(|p| p.to_string()).collect(),
+        }
+    }
+
+    fn paths(problems: &[String]) -> Vec<&str> {
+        problems
+            .iter()
+            .map(|p| p.split(':').next().unwrap_or(""))
+            .collect()
+    }
+
+    #[test]
+    fn a_reviewed_layout_with_its_keys_is_accepted() {
+        let text = format!(
+            r#"{{{BASE},"cache_layouts":[{{"model_type":"llama","layout_keys":["num_hidden_layers","num_key_value_heads"],
+                "source_url":"{VLLM}","note":"full attention on every layer"}}],
+                "inert_config_keys":["vocab_size","_name_or_path"],"buffer_tensor_names":["position_ids","rotary_emb.inv_freq"]}}"#
+        );
+        let raw = crate::json::parse(text.as_bytes(), Path::new("p")).expect("JSON");
+        let policy = validate_policy(&raw).expect("accepted");
+        let layout = &policy.review.cache_layouts["llama"];
+        assert!(layout.layout_keys.contains("num_key_value_heads"));
+        assert!(policy.review.inert_config_keys.contains("_name_or_path"));
+        assert!(policy
+            .review
+            .buffer_tensor_names
+            .contains("rotary_emb.inv_freq"));
+    }
+
+    #[test]
+    fn every_problem_of_the_review_is_refused_with_its_path() {
+        let found = problems(&format!(
+            r#""cache_layouts":[
+                {{"model_type":"llama","layout_keys":["num_hidden_layers","vocab_size","num_hidden_layers"],"source_url":"{VLLM}","note":"n"}},
+                {{"model_type":"llama","layout_keys":["head_dim"],"source_url":"{VLLM}","note":"again"}},
+                {{"model_type":"qwen3","layout_keys":["head_dim"],"note":"no source"}},
+                {{"model_type":"qwen3_moe","layout_keys":[],"source_url":"https://github.com/vllm-project/vllm/blob/main/x.py","note":""}},
+                {{"model_type":"bad type!","layout_keys":["a b"],"source_url":"{VLLM}","note":"n","extra":1}}],
+               "inert_config_keys":["vocab_size","rope_theta","rope_theta",7],
+               "buffer_tensor_names":["position_ids","weight_scale","qweight","a..b"]"#
+        ));
+        let at = paths(&found);
+        for expected in [
+            "$.cache_layouts[0].layout_keys[1]",
+            "$.cache_layouts[0].layout_keys[2]",
+            "$.cache_layouts[1].model_type",
+            "$.cache_layouts[2].source_url",
+            "$.cache_layouts[3].layout_keys",
+            "$.cache_layouts[3].source_url",
+            "$.cache_layouts[3].note",
+            "$.cache_layouts[4].model_type",
+            "$.cache_layouts[4].layout_keys[0]",
+            "$.cache_layouts[4].extra",
+            "$.inert_config_keys[2]",
+            "$.inert_config_keys[3]",
+            "$.buffer_tensor_names[1]",
+            "$.buffer_tensor_names[2]",
+            "$.buffer_tensor_names[3]",
+        ] {
+            assert!(at.contains(&expected), "{expected} in {found:#?}");
+        }
+        assert_eq!(at.len(), 15, "{found:#?}");
+        // The messages say what is wrong, naming where the other half is.
+        let text = found.join("\n");
+        assert!(
+            text.contains("\"vocab_size\" is also inert (at $.inert_config_keys[0])"),
+            "{text}"
+        );
+        assert!(
+            text.contains("duplicate model_type \"llama\": already at $.cache_layouts[0]"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\"weight_scale\" is a tensor the compressed-tensors format names"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_review_members_are_optional_and_typed() {
+        assert!(problems(r#""cache_layouts":[]"#).is_empty());
+        let found =
+            problems(r#""cache_layouts":{},"inert_config_keys":"x","buffer_tensor_names":null"#);
+        let mut at = paths(&found);
+        at.sort_unstable();
+        assert_eq!(
+            at,
+            [
+                "$.buffer_tensor_names",
+                "$.cache_layouts",
+                "$.inert_config_keys"
+            ]
+        );
+    }
+}
