@@ -120,31 +120,45 @@ fn uint(q: &Map<String, Value>, key: &str) -> Option<u128> {
     q.get(key).and_then(Value::as_u64).map(u128::from)
 }
 
-const FLOAT_SCALES: [Pattern; 5] = [
+const FLOAT_SCALES: [Pattern; 6] = [
     "weight_scale_inv",
     "weight_scale",
     "input_scale",
     "k_scale",
     "v_scale",
+    "q_scale",
+];
+
+/// The auxiliary names of compressed-tensors' int-quantized writer.
+const INT_QUANTIZED_AUX: [Pattern; 7] = [
+    "weight_scale",
+    "weight_zero_point",
+    "input_scale",
+    "input_zero_point",
+    "k_scale",
+    "v_scale",
+    "q_scale",
 ];
 
 /// The auxiliary names of the integer formats of compressed-tensors' pack-quantized writer.
-const PACK_QUANTIZED_AUX: [Pattern; 6] = [
+const PACK_QUANTIZED_AUX: [Pattern; 7] = [
     "weight_scale",
     "weight_zero_point",
     "weight_g_idx",
     "weight_shape",
     "k_scale",
     "v_scale",
+    "q_scale",
 ];
 
 /// The auxiliary names of compressed-tensors' FP4 pack writers.
-const FP4_PACK_AUX: [Pattern; 5] = [
+const FP4_PACK_AUX: [Pattern; 6] = [
     "weight_scale",
     "weight_global_scale",
     "input_global_scale",
     "k_scale",
     "v_scale",
+    "q_scale",
 ];
 
 /// A format's table entry: `(label, packed, auxiliary)`.
@@ -228,6 +242,20 @@ fn compressed_tensors(q: &Map<String, Value>) -> Result<Entry, String> {
                 "compressed-tensors float-quantized 8-bit".to_string(),
                 None,
                 &FLOAT_SCALES,
+            ),
+            // Integer weights that are not packed: one value per I8 element (W8A8, W4A8).
+            ("int-quantized", "int", Some(b)) if b <= 8 => (
+                format!("compressed-tensors int-quantized {b}-bit"),
+                Some(Packed {
+                    name: "weight",
+                    dtype: "I8",
+                    numerator: 1,
+                    denominator: 1,
+                    exclusive: false,
+                    marker: Some("weight_scale"),
+                    scale: Some(("weight_scale", Fit::RowsAlike)),
+                }),
+                &INT_QUANTIZED_AUX,
             ),
             _ => {
                 return Err(format!(
@@ -371,6 +399,20 @@ pub fn format_of(config: &Value) -> Format {
                 "weight.quant_state.*",
             ],
         )),
+        // LLM.int8: an I8 `weight` of one value each beside its `SCB` row scales.
+        "bitsandbytes" if q.get("load_in_8bit").and_then(Value::as_bool) == Some(true) => Ok((
+            "bitsandbytes 8-bit".to_string(),
+            vec![Packed {
+                name: "weight",
+                dtype: "I8",
+                numerator: 1,
+                denominator: 1,
+                exclusive: false,
+                marker: Some("SCB"),
+                scale: None,
+            }],
+            vec!["SCB", "weight_format"],
+        )),
         other => Err(other.to_string()),
     };
     match entry {
@@ -386,7 +428,7 @@ pub fn format_of(config: &Value) -> Format {
 /// Every name any format of the table gives its packed or auxiliary tensors (a reviewed
 /// buffer name must be none of them): the format that names `name`, if one does.
 pub(crate) fn format_naming(name: &str) -> Option<&'static str> {
-    const NAMED: [(&str, &[Pattern]); 6] = [
+    const NAMED: [(&str, &[Pattern]); 8] = [
         ("mxfp4", &["*_blocks", "*_scales"]),
         ("gptq/awq", &["qweight", "qzeros", "scales", "g_idx"]),
         ("compressed-tensors", &PACK_QUANTIZED_AUX),
@@ -401,8 +443,11 @@ pub(crate) fn format_naming(name: &str) -> Option<&'static str> {
                 "weight_scale_inv",
                 "weight_scale_2",
                 "input_scale",
+                "q_scale",
             ],
         ),
+        ("bitsandbytes 8-bit", &["SCB", "weight_format"]),
+        ("compressed-tensors", &["input_zero_point"]),
         (
             "bitsandbytes",
             &[
@@ -483,7 +528,7 @@ mod tests {
         for q in [
             json!({"quant_method": "gptq", "bits": 3}),
             json!({"quant_method": "awq"}),
-            json!({"quant_method": "bitsandbytes", "load_in_8bit": true}),
+            json!({"quant_method": "bitsandbytes"}),
             json!({"quant_method": "modelopt", "quant_algo": "W4A8_AWQ"}),
             json!({"quant_method": "compressed-tensors", "config_groups": {"g": {"format": "marlin-24",
                 "weights": {"num_bits": 4, "type": "int"}}}}),

@@ -321,3 +321,7 @@ pub fn active_parameters(
 #[cfg(test)]
 #[path = "parameters_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "parameters_fixtures.rs"]
+mod fixtures;
