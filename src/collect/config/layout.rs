@@ -155,9 +155,14 @@ fn layer_types(keys: &Map<String, Value>, types: &Value) -> Kinds {
     Ok(layout)
 }
 
-/// Rule 2: `hybrid_override_pattern`, one character per layer.
+/// Rule 2: `hybrid_override_pattern`, one character per layer. A non-null `sliding_window`
+/// beside it would window every attention layer in vLLM's `nemotron_h.py`, which the rule does
+/// not say: not a layout the rules know (docs/decisions.md, issue 40).
 fn override_pattern(keys: &Map<String, Value>, pattern: &Value) -> Kinds {
     let pattern = pattern.as_str().ok_or(ATTENTION_LAYOUT_NOT_SUPPORTED)?;
+    if present(keys, "sliding_window").is_some() {
+        return Err(ATTENTION_LAYOUT_NOT_SUPPORTED);
+    }
     let mut layout = Layout::default();
     for kind in pattern.chars() {
         match kind {

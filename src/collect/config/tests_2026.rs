@@ -208,6 +208,15 @@ fn nemotron_3_nano_moe_layers_in_the_hybrid_pattern() {
     assert_eq!(facts.full_sequence_attention_bytes, value("1610612736"));
     assert_eq!(facts.recurrent_state_bytes, value("24965120"));
     assert_eq!(facts.calculation_sequence_length, value("262144"));
+    // vLLM's nemotron_h.py windows every attention layer when sliding_window is set; the rule
+    // does not say so, so a window is no layout the rules know (a null one is absent).
+    let windowed = with_key(&load(NEMOTRON_3_NANO), "sliding_window", Some(json!(4096)));
+    assert_eq!(cache(&config_facts(&windowed, &[])), [UNSUPPORTED; 3]);
+    let null = with_key(&load(NEMOTRON_3_NANO), "sliding_window", Some(Value::Null));
+    assert_eq!(
+        config_facts(&null, &[]).attention_bytes_per_token,
+        value("6144")
+    );
 }
 
 /// Gemma 3 27B's `config.json` as Google publishes it, abridged to the keys the rules read (not

@@ -331,7 +331,7 @@ mod tests {
     }
 
     #[test]
-    fn the_shipped_policy_carries_the_three_reference_defaults() {
+    fn the_shipped_policy_carries_the_reviewed_reference_defaults() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(DEFAULT_POLICY);
         let policy = load(&path).expect("data/policy.json is accepted");
         let rows: Vec<(&str, &str, u64)> = policy
@@ -346,6 +346,12 @@ mod tests {
                 ("llama4_text", "no_rope_layer_interval", 4),
                 ("gemma3_text", "sliding_window_pattern", 6),
                 ("gemma3_text", "max_position_embeddings", 131_072),
+                // Gemma 3's official text_configs leave out their head geometry and window too
+                // (issue 40's review): the class's values, read at the same commit.
+                ("gemma3_text", "head_dim", 256),
+                ("gemma3_text", "num_attention_heads", 8),
+                ("gemma3_text", "num_key_value_heads", 4),
+                ("gemma3_text", "sliding_window", 4096),
             ]
         );
         for d in &policy.review.config_defaults {
