@@ -309,7 +309,8 @@ type Listed<'a> = (
 
 #[test]
 fn a_figure_that_changes_at_an_unchanged_commit_is_in_the_run_report() {
-    // Night 1 under a policy without config_defaults: Llama 4's layout is unknown. Night 2
+    // Night 1 under the shipped policy without its config_defaults: Llama 4's layout is
+    // unknown (its cache layout reviewed, its interval not given). Night 2
     // under the shipped policy, with night 1's export as the previous one: the same commit
     // now gives figures, and the report lists each changed fact with its old and new value.
     // DeepSeek-V3.2 moved to a new commit with another config meanwhile: not a rule change.
@@ -324,12 +325,15 @@ fn a_figure_that_changes_at_an_unchanged_commit_is_in_the_run_report() {
     }
     let dir = common::tempdir().expect("temp dir");
     let bare = dir.path().join("bare-policy.json");
-    std::fs::write(
-        &bare,
-        r#"{"policy_schema_version":"model-demand.policy.v1","terms_checked_at":"2026-11-23T13:30:00Z",
-            "fresh_for_hours":32,"closed_weights":[]}"#,
+    let mut without_defaults: Value = serde_json::from_slice(
+        &std::fs::read(common::crate_path("data/policy.json")).expect("policy"),
     )
-    .expect("write");
+    .expect("JSON");
+    without_defaults
+        .as_object_mut()
+        .expect("object")
+        .remove("config_defaults");
+    std::fs::write(&bare, serde_json::to_vec(&without_defaults).expect("json")).expect("write");
     let night1 = dir.path().join("night1");
     let (result, report) = sources::run_with_report(&standin, &night1, |o| CollectOptions {
         policy: bare.clone(),
@@ -796,4 +800,110 @@ fn each_credential_goes_only_to_its_own_source() {
             "{file}"
         );
     }
+}
+
+#[test]
+fn a_night_names_what_its_closed_world_kept_unknown() {
+    // Three real configurations the shipped policy has not reviewed as a whole (a
+    // `nemotron-nas` with per-layer block_configs, a Nemotron with a layers_block_type list, Gemma
+    // 4's per-kind geometry), and Llama 3.1 8B packed as compressed-tensors INT4 without its
+    // scales: each fact unknown with its reason, and the run report says which type, key or
+    // tensor, with the repositories, in JSON and in the nightly's Markdown.
+    let mut repos: Vec<FixtureRepo> = [
+        "nvidia__Llama-3_3-Nemotron-Super-49B-v1",
+        "nvidia__NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16",
+        "google__gemma-4-31B-it",
+        "meta-llama__Meta-Llama-3.1-8B",
+    ]
+    .iter()
+    .map(|f| hf::config_repo(f))
+    .collect();
+    let mut config: Value = serde_json::from_slice(&repos[3].files["config.json"]).expect("json");
+    config["quantization_config"] = json!({"quant_method": "compressed-tensors",
+        "format": "pack-quantized", "config_groups": {"group_0": {"targets": ["Linear"],
+        "weights": {"num_bits": 4, "type": "int", "strategy": "group", "group_size": 128}}}});
+    let config = serde_json::to_vec(&config).expect("json");
+    repos[3]
+        .sizes
+        .insert("config.json".into(), config.len() as u64);
+    repos[3].files.insert("config.json".into(), config);
+    let t = |name: &str, dtype: &str, shape: &[u64]| {
+        (name.to_string(), dtype.to_string(), shape.to_vec())
+    };
+    hf::with_checkpoint(
+        &mut repos[3],
+        &[
+            t("model.embed_tokens.weight", "BF16", &[8, 8]),
+            t(
+                "model.layers.0.mlp.up_proj.weight_packed",
+                "I32",
+                &[14336, 512],
+            ),
+        ],
+    );
+    let standin = StandIn::start();
+    script(&standin, &repos);
+    for repo in &repos {
+        hf::serve(&standin, repo, &[]);
+    }
+    let dir = common::tempdir().expect("temp dir");
+    let (result, report) = sources::run_with_report(&standin, &dir.path().join("night"), |o| o);
+    result.expect("the night collects");
+    let rows: Vec<(Option<&str>, Option<&str>, Vec<&str>)> = report
+        .unreviewed_configurations
+        .iter()
+        .map(|r| {
+            (
+                r.model_type.as_deref(),
+                r.key.as_deref(),
+                r.repositories.iter().map(String::as_str).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (Some("gemma4_text"), None, vec![repos[2].id.as_str()]),
+            (Some("nemotron-nas"), None, vec![repos[0].id.as_str()]),
+            (
+                Some("nemotron_h"),
+                Some("layers_block_type"),
+                vec![repos[1].id.as_str()]
+            ),
+        ]
+    );
+    assert_eq!(
+        report.uncounted_checkpoints.len(),
+        1,
+        "{:?}",
+        report.uncounted_checkpoints
+    );
+    assert_eq!(report.uncounted_checkpoints[0].repository, repos[3].id);
+    assert!(
+        report.uncounted_checkpoints[0]
+            .why
+            .contains("\"model.layers.0.mlp.up_proj.weight_packed\" does not fit the packing of the format compressed-tensors pack-quantized 4-bit: no \"model.layers.0.mlp.up_proj.weight_scale\" beside it"),
+        "{:?}",
+        report.uncounted_checkpoints
+    );
+    let md = report.to_markdown();
+    assert!(
+        md.contains("| `nemotron_h` | `layers_block_type` |"),
+        "{md}"
+    );
+    assert!(md.contains("Size facts kept unknown"), "{md}");
+    let all = facts(&dir.path().join("night").join("out"));
+    for repo in &repos[..3] {
+        let f = &all[&model_id(repo)]["attention_bytes_per_token"];
+        assert_eq!(f["reason"], "attention_layout_not_supported", "{}", repo.id);
+    }
+    assert_eq!(
+        all[&model_id(&repos[3])]["total_parameters"]["reason"],
+        "size_calculation_failed"
+    );
+    // The 8B's own cache facts are still stated: its configuration is reviewed.
+    assert_eq!(
+        value(&all[&model_id(&repos[3])], "attention_bytes_per_token").as_deref(),
+        Some("131072")
+    );
 }

@@ -180,7 +180,45 @@ fn the_policy_given_is_the_one_applied() {
     let answer: Value = serde_json::from_slice(&output.stdout).expect("JSON");
     let fact = &answer["facts"]["attention_bytes_per_token"];
     assert_eq!(fact["state"], "not_found_under_policy");
-    assert_eq!(fact["reason"], "config_key_missing");
+    // A policy that reviewed no cache layout states no cache fact, and says why.
+    assert_eq!(fact["reason"], "attention_layout_not_supported");
+    let unreviewed = &answer["kept_unknown"]["unreviewed_configuration"];
+    assert_eq!(unreviewed["model_type"], "llama4_text");
+    assert_eq!(unreviewed["type_reviewed"], false);
+
+    // The shipped review without its config_defaults: the layout is reviewed, its interval
+    // not given.
+    let mut shipped: Value = serde_json::from_slice(
+        &std::fs::read(common::crate_path("data/policy.json")).expect("read"),
+    )
+    .expect("JSON");
+    shipped
+        .as_object_mut()
+        .expect("object")
+        .remove("config_defaults");
+    std::fs::write(&policy, serde_json::to_vec(&shipped).expect("json")).expect("write");
+    let output = Command::new(env!("CARGO_BIN_EXE_model-demand"))
+        .args([
+            "facts",
+            &repos[1].id,
+            "--json",
+            "--huggingface-url",
+            &standin.base,
+        ])
+        .arg("--policy")
+        .arg(&policy)
+        .env_remove("HF_TOKEN")
+        .output()
+        .expect("runs");
+    let answer: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(
+        answer["facts"]["attention_bytes_per_token"]["reason"],
+        "config_key_missing"
+    );
+    assert_eq!(
+        answer["kept_unknown"]["unreviewed_configuration"],
+        Value::Null
+    );
 
     // A malformed policy is refused with its JSON path, as collect refuses it.
     std::fs::write(
@@ -324,4 +362,51 @@ fn a_repository_that_does_not_exist_or_is_gated_is_a_clear_error() {
         "{}",
         stderr(&output)
     );
+}
+
+#[test]
+fn what_the_rules_did_not_recognise_is_named() {
+    // Llama 3.1 8B's configuration with a layout key nobody reviewed (a DeciLM-style
+    // block_configs), and a checkpoint with an integer tensor no format names.
+    let standin = StandIn::start();
+    let mut repo = hf::config_repo("meta-llama__Meta-Llama-3.1-8B");
+    let mut config: Value = serde_json::from_slice(&repo.files["config.json"]).expect("config");
+    config["block_configs"] = serde_json::json!([{"attention": {"no_op": true}}]);
+    let config = serde_json::to_vec(&config).expect("json");
+    repo.sizes.insert("config.json".into(), config.len() as u64);
+    repo.files.insert("config.json".into(), config);
+    let tensor = |name: &str, dtype: &str, shape: &[u64]| {
+        (name.to_string(), dtype.to_string(), shape.to_vec())
+    };
+    hf::with_checkpoint(
+        &mut repo,
+        &[
+            tensor("model.embed_tokens.weight", "BF16", &[8, 8]),
+            tensor("model.layers.0.mlp.up_proj.weight_packed", "I32", &[8, 1]),
+        ],
+    );
+    hf::serve(&standin, &repo, &[]);
+    let output = facts(&standin, &[&repo.id], None);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let table = stdout(&output);
+    for line in [
+        "kept unknown, as the rules did not recognise:",
+        "cache facts: model_type `llama` carries keys neither its layout keys nor inert: `block_configs`",
+        "size facts: tensor \"model.layers.0.mlp.up_proj.weight_packed\" (I32) is not a parameter, buffer or auxiliary tensor of the format plain (no quantization_config)",
+    ] {
+        assert!(table.contains(line), "{line} in\n{table}");
+    }
+    for fact in [
+        "attention_bytes_per_token",
+        "full_sequence_attention_bytes",
+        "recurrent_state_bytes",
+    ] {
+        let row = table.lines().find(|l| l.starts_with(fact)).expect("row");
+        assert!(row.contains("attention_layout_not_supported"), "{row}");
+    }
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("total_parameters"))
+        .expect("row");
+    assert!(row.contains("size_calculation_failed"), "{row}");
 }

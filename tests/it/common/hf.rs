@@ -810,6 +810,14 @@ pub fn config_repo(folder: &str) -> FixtureRepo {
     }
 }
 
+/// Replaces a [`config_repo`]'s checkpoint with one `model.safetensors` of `tensors` (name,
+/// dtype, shape), header served only.
+pub fn with_checkpoint(repo: &mut FixtureRepo, tensors: &[(String, String, Vec<u64>)]) {
+    let (bytes, size) = shard_file(tensors.iter().collect());
+    repo.sizes.insert("model.safetensors".to_string(), size);
+    repo.files.insert("model.safetensors".to_string(), bytes);
+}
+
 /// Serves a repository on a stand-in: its info, its files at the commit (Range-capable), and an empty
 /// quantized-children search unless `children` are given.
 pub fn serve(standin: &StandIn, repo: &FixtureRepo, children: &[&str]) {
