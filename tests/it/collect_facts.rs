@@ -677,6 +677,64 @@ fn a_smaller_official_quantization_of_the_same_author_wins() {
 }
 
 #[test]
+fn nvfp4_children_are_candidates_and_unknown_methods_are_said_to_be_so() {
+    // An official NVFP4 child (modelopt, its quantization_config under text_config as Kimi-K2.5
+    // writes it) is a candidate at 4 bits; a base whose only children use methods the rules do
+    // not take says quantized_format_not_supported, not that there is no official one.
+    let base = hf::repo("meta-llama__Meta-Llama-3.1-8B");
+    let config: Value = serde_json::from_slice(&base.files["config.json"]).expect("config");
+    let child = |id: &str, config: Value| {
+        let mut repo = hf::repo("meta-llama__Meta-Llama-3.1-8B");
+        repo.id = id.to_string();
+        repo.files.insert(
+            "config.json".to_string(),
+            serde_json::to_vec(&config).expect("json"),
+        );
+        repo
+    };
+    let nvfp4 = child(
+        "meta-llama/Llama-3.1-8B-NVFP4",
+        json!({"model_type": "llava", "text_config": {"quantization_config":
+            {"quant_method": "modelopt", "quant_algo": "NVFP4", "producer": {"name": "modelopt"}}}}),
+    );
+    let mut quantized = config.clone();
+    quantized["quantization_config"] = json!({"quant_method": "hqq", "nbits": 4});
+    let hqq = child("meta-llama/Llama-3.1-8B-HQQ", quantized);
+    for (children, expected) in [
+        (vec![&nvfp4, &hqq], Ok(("modelopt", "4"))),
+        (vec![&hqq], Err("quantized_format_not_supported")),
+        (vec![], Err("no_official_quantized_checkpoint")),
+    ] {
+        let standin = StandIn::start();
+        script(&standin, std::slice::from_ref(&base));
+        let ids: Vec<&str> = children.iter().map(|c| c.id.as_str()).collect();
+        hf::serve(&standin, &base, &ids);
+        for repo in &children {
+            hf::serve(&standin, repo, &[]);
+        }
+        let dir = common::tempdir().expect("temp dir");
+        run(&standin, &dir.path().join("out"), None);
+        let f = &facts(&dir.path().join("out"))["meta-llama/llama-3.1-8b"];
+        match expected {
+            Ok((format, bits)) => {
+                assert_eq!(value(f, "smallest_quant_format").as_deref(), Some(format));
+                assert_eq!(value(f, "smallest_quant_bit_width").as_deref(), Some(bits));
+            }
+            Err(reason) => {
+                for fact in [
+                    "smallest_quant_checkpoint_bytes",
+                    "smallest_quant_format",
+                    "smallest_quant_bit_width",
+                ] {
+                    assert_eq!(f[fact]["state"], "not_found_under_policy", "{ids:?}");
+                    assert_eq!(f[fact]["reason"], reason, "{ids:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn without_a_repository_the_weights_access_is_unknown_or_closed_by_policy() {
     let standin = StandIn::start();
     sources::script_openrouter(&standin);
