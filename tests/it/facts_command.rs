@@ -151,6 +151,17 @@ fn the_table_is_for_a_person() {
     assert_eq!(stdout(&facts(&standin, &[&scout.id], None)), text);
 }
 
+/// `model-demand facts REPO --json` under the policy file `policy`.
+fn facts_json_under(standin: &StandIn, repo: &str, policy: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_model-demand"))
+        .args(["facts", repo, "--json", "--huggingface-url", &standin.base])
+        .arg("--policy")
+        .arg(policy)
+        .env_remove("HF_TOKEN")
+        .output()
+        .expect("runs")
+}
+
 #[test]
 fn the_policy_given_is_the_one_applied() {
     // Without config_defaults, nothing says which of Llama 4's layers are chunked.
@@ -163,19 +174,7 @@ fn the_policy_given_is_the_one_applied() {
             "fresh_for_hours":32,"closed_weights":[]}"#,
     )
     .expect("write");
-    let output = Command::new(env!("CARGO_BIN_EXE_model-demand"))
-        .args([
-            "facts",
-            &repos[1].id,
-            "--json",
-            "--huggingface-url",
-            &standin.base,
-        ])
-        .arg("--policy")
-        .arg(&policy)
-        .env_remove("HF_TOKEN")
-        .output()
-        .expect("runs");
+    let output = facts_json_under(&standin, &repos[1].id, &policy);
     assert!(output.status.success(), "{}", stderr(&output));
     let answer: Value = serde_json::from_slice(&output.stdout).expect("JSON");
     let fact = &answer["facts"]["attention_bytes_per_token"];
@@ -197,19 +196,7 @@ fn the_policy_given_is_the_one_applied() {
         .expect("object")
         .remove("config_defaults");
     std::fs::write(&policy, serde_json::to_vec(&shipped).expect("json")).expect("write");
-    let output = Command::new(env!("CARGO_BIN_EXE_model-demand"))
-        .args([
-            "facts",
-            &repos[1].id,
-            "--json",
-            "--huggingface-url",
-            &standin.base,
-        ])
-        .arg("--policy")
-        .arg(&policy)
-        .env_remove("HF_TOKEN")
-        .output()
-        .expect("runs");
+    let output = facts_json_under(&standin, &repos[1].id, &policy);
     let answer: Value = serde_json::from_slice(&output.stdout).expect("JSON");
     assert_eq!(
         answer["facts"]["attention_bytes_per_token"]["reason"],
