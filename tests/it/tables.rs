@@ -1,16 +1,17 @@
-//! The flat tables (`/api/tables/`) hold the API's own values: `models.csv` cell by cell
-//! against every model's exact answer, `daily.csv` and `days.csv` against the export as the
-//! test reads it, `supply.csv` against the supply feed; and the edge example (a day not
-//! delivered, a day whose market total is unknown) renders unknowns as empty cells, never 0.
+//! The flat tables (`/api/tables/`) hold the API's own values, each fixture built into a site
+//! of the layout Netlify publishes and read through the preview server's router: `models.csv`
+//! cell by cell against every model's exact answer of the same site, `daily.csv` and `days.csv`
+//! against its `/api/export` as the test reads it, `supply.csv` against its `/api/supply`; and
+//! the edge example (a day not delivered, a day whose market total is unknown) renders unknowns
+//! as empty cells, never 0.
 
 use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use model_demand::edge::Layout;
 use model_demand::query::percent_encode;
-use model_demand::records::ServedModels;
-use model_demand::render::Api;
-use model_demand::Inputs;
+use model_demand::serve::Site;
 use serde_json::Value;
 
 /// A CSV document read by RFC 4180, independently of the writer: header and records.
@@ -51,14 +52,8 @@ pub fn parse_csv(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
     (header, records)
 }
 
-/// A table of the tables' files as maps of column to cell, in file order.
-pub fn table(files: &[(String, Vec<u8>)], name: &str) -> Vec<BTreeMap<String, String>> {
-    let path = format!("api/tables/{name}");
-    let bytes = &files
-        .iter()
-        .find(|(p, _)| *p == path)
-        .unwrap_or_else(|| panic!("{path} missing"))
-        .1;
+/// A CSV document's records as maps of column to cell, in file order.
+fn rows_of(bytes: &[u8]) -> Vec<BTreeMap<String, String>> {
     let text = std::str::from_utf8(bytes).expect("UTF-8");
     assert!(!text.starts_with('\u{feff}'), "no byte-order mark");
     let (header, records) = parse_csv(text);
@@ -66,6 +61,66 @@ pub fn table(files: &[(String, Vec<u8>)], name: &str) -> Vec<BTreeMap<String, St
         .into_iter()
         .map(|r| header.iter().cloned().zip(r).collect())
         .collect()
+}
+
+/// A table of the tables' files (`tables::files`) as maps of column to cell, in file order.
+pub fn table(files: &[(String, Vec<u8>)], name: &str) -> Vec<BTreeMap<String, String>> {
+    let path = format!("api/tables/{name}");
+    let bytes = &files
+        .iter()
+        .find(|(p, _)| *p == path)
+        .unwrap_or_else(|| panic!("{path} missing"))
+        .1;
+    rows_of(bytes)
+}
+
+/// A fixture built into a site of the layout Netlify publishes (`edge`), read through the
+/// preview server's router: its tables and its JSON answers.
+struct Built {
+    _dir: tempfile::TempDir,
+    site: Site,
+    name: &'static str,
+}
+
+impl Built {
+    fn new(name: &'static str) -> Built {
+        let (inputs, catalog) = match name {
+            "small" => common::small(),
+            _ => {
+                let inputs = common::load_fixture("tests/fixtures/edge");
+                let now = model_demand::parse_now(EDGE_NOW).expect("now");
+                let catalog = inputs.served_models(now);
+                (inputs, catalog)
+            }
+        };
+        let dir = common::tempdir().expect("temp dir");
+        let root = dir.path().join("site");
+        common::build_into(&inputs, &catalog, &root, Layout::Edge);
+        Built {
+            site: Site::open(&root).expect("the site opens"),
+            _dir: dir,
+            name,
+        }
+    }
+
+    fn get(&self, target: &str) -> Vec<u8> {
+        let answer = self.site.resolve("GET", target, None);
+        assert_eq!(answer.status, 200, "{} {target}", self.name);
+        self.site.read_body(&answer.body).expect("a body")
+    }
+
+    fn table(&self, file: &str) -> Vec<BTreeMap<String, String>> {
+        rows_of(&self.get(&format!("/api/tables/{file}")))
+    }
+
+    fn json(&self, target: &str) -> Value {
+        serde_json::from_slice(&self.get(target)).expect("JSON")
+    }
+}
+
+/// Both fixtures, built.
+fn both() -> [Built; 2] {
+    [Built::new("small"), Built::new("edge")]
 }
 
 fn text(value: &Value) -> String {
@@ -120,56 +175,48 @@ fn flatten(record: &Value) -> BTreeMap<String, String> {
     out
 }
 
-fn small() -> (Inputs, ServedModels) {
-    common::small()
-}
-
-fn edge() -> (Inputs, ServedModels) {
-    let inputs = common::load_fixture("tests/fixtures/edge");
-    let catalog = inputs.served_models(model_demand::parse_now(EDGE_NOW).expect("now"));
-    (inputs, catalog)
-}
-
 /// The `--now` the edge example is read at.
 pub const EDGE_NOW: &str = "2026-10-05T12:00:00Z";
 
 #[test]
 fn models_csv_is_every_record_of_the_api_cell_by_cell() {
-    for (inputs, catalog) in [small(), edge()] {
-        let files = model_demand::tables::files(&inputs, &catalog);
-        let rows = table(&files, "models.csv");
-        let api = Api::new(&catalog);
-        assert_eq!(rows.len(), catalog.records.len());
+    for built in both() {
+        let rows = built.table("models.csv");
+        let list = built.json("/api/v1/models?limit=100");
+        let mut ids: Vec<&str> = list["models"]
+            .as_array()
+            .expect("models")
+            .iter()
+            .map(|m| m["model_id"].as_str().expect("an ID"))
+            .collect();
+        ids.sort_unstable();
+        assert_eq!(rows.len(), ids.len(), "one row per served model, by ID");
         let mut columns_seen = BTreeSet::new();
-        for (row, record) in rows.iter().zip(&catalog.records) {
-            let q = format!("model_id={}", percent_encode(&record.model_id));
-            let body: Value = serde_json::from_slice(&api.answer(&q).body).expect("JSON");
-            let expected = flatten(&body["models"][0]);
+        for (row, model_id) in rows.iter().zip(&ids) {
+            let target = format!("/api/v1/models?model_id={}", percent_encode(model_id));
+            let answer = built.json(&target);
+            let record = &answer["models"][0];
+            let expected = flatten(record);
             for (column, value) in &expected {
-                assert_eq!(row.get(column), Some(value), "{} {column}", record.model_id);
+                assert_eq!(
+                    row.get(column),
+                    Some(value),
+                    "{} {model_id} {column}",
+                    built.name
+                );
                 columns_seen.insert(column.clone());
             }
             // Columns the record has no value for are the summary's, empty with it.
             for (column, cell) in row {
                 if !expected.contains_key(column) {
-                    assert_eq!(
-                        body["models"][0]["supply"]["summary"],
-                        Value::Null,
-                        "{column}"
-                    );
-                    assert_eq!(cell, "", "{} {column}", record.model_id);
+                    assert_eq!(record["supply"]["summary"], Value::Null, "{column}");
+                    assert_eq!(cell, "", "{model_id} {column}");
                 }
             }
         }
         let header: BTreeSet<String> = rows[0].keys().cloned().collect();
         assert_eq!(header, columns_seen, "one column per value of the record");
     }
-}
-
-/// The export as this test reads it, independently of the gate's types.
-fn export_json(dir: &str) -> Value {
-    let path = common::crate_path(&format!("{dir}/export.json"));
-    serde_json::from_slice(&std::fs::read(path).expect("export")).expect("JSON")
 }
 
 fn int(text: &str) -> u128 {
@@ -193,12 +240,10 @@ fn assert_share(share: &str, tokens: u128, market: u128, what: &str) {
 
 #[test]
 fn daily_and_days_csv_are_the_export_whole_history() {
-    for ((inputs, catalog), dir) in [
-        (small(), "tests/fixtures/small"),
-        (edge(), "tests/fixtures/edge"),
-    ] {
-        let files = model_demand::tables::files(&inputs, &catalog);
-        let export = export_json(dir);
+    for built in both() {
+        let dir = built.name;
+        // The site's own export feed, read by this test, not by the gate.
+        let export = built.json("/api/export");
         let days = export["days"].as_array().expect("days");
         // daily.csv: every row of every day, ranked by tokens then ID, in date and rank order.
         let mut expected = Vec::new();
@@ -220,7 +265,7 @@ fn daily_and_days_csv_are_the_export_whole_history() {
                 expected.push((date.to_string(), model_id, rank + 1, tokens, market));
             }
         }
-        let daily = table(&files, "daily.csv");
+        let daily = built.table("daily.csv");
         assert_eq!(
             daily.len(),
             expected.len(),
@@ -237,23 +282,34 @@ fn daily_and_days_csv_are_the_export_whole_history() {
             }
         }
         // The records are sums and ranks of the same rows.
-        let head = &catalog.head.window;
-        for record in &catalog.records {
-            let in_window = daily.iter().filter(|r| {
-                r["model_id"] == record.model_id
-                    && r["date"] >= head.start_date
-                    && r["date"] <= head.end_date
-            });
+        let head = built.json("/api/v1/models?limit=1");
+        let start = head["window"]["start_date"]
+            .as_str()
+            .expect("start")
+            .to_string();
+        let end = head["window"]["end_date"]
+            .as_str()
+            .expect("end")
+            .to_string();
+        for record in built.table("models.csv") {
+            let model_id = &record["model_id"];
             let on_end = daily
                 .iter()
-                .find(|r| r["model_id"] == record.model_id && r["date"] == head.end_date);
+                .find(|r| r["model_id"] == *model_id && r["date"] == end);
             assert_eq!(
-                on_end.map(|r| r["rank"].clone()),
-                record.latest_rank.value.map(|v| v.to_string())
+                on_end.map_or("", |r| &r["rank"]),
+                record["latest_rank"],
+                "{model_id}"
             );
-            if let Some(total) = &record.tokens_30d.value {
-                let sum: u128 = in_window.map(|r| int(&r["tokens"])).sum();
-                assert_eq!(sum.to_string(), *total, "{}", record.model_id);
+            if !record["tokens_30d"].is_empty() {
+                let sum: u128 = daily
+                    .iter()
+                    .filter(|r| {
+                        r["model_id"] == *model_id && r["date"] >= start && r["date"] <= end
+                    })
+                    .map(|r| int(&r["tokens"]))
+                    .sum();
+                assert_eq!(sum.to_string(), record["tokens_30d"], "{model_id}");
             }
         }
 
@@ -262,10 +318,10 @@ fn daily_and_days_csv_are_the_export_whole_history() {
             .iter()
             .map(|d| (d["date"].as_str().expect("date"), d))
             .collect();
-        let rows = table(&files, "days.csv");
-        let first = by_date.keys().next().copied().unwrap_or(&head.start_date);
-        assert_eq!(rows[0]["date"], first.min(head.start_date.as_str()));
-        assert_eq!(rows[rows.len() - 1]["date"], head.end_date);
+        let rows = built.table("days.csv");
+        let first = by_date.keys().next().copied().unwrap_or(&start);
+        assert_eq!(rows[0]["date"], first.min(start.as_str()));
+        assert_eq!(rows[rows.len() - 1]["date"], end);
         for pair in rows.windows(2) {
             let next = model_demand::validate::parse_date(&pair[0]["date"])
                 .and_then(|d| d.next_day())
@@ -330,14 +386,9 @@ const DECIMALS: [&str; 5] = [
 
 #[test]
 fn supply_csv_is_every_listed_endpoint_of_the_feed() {
-    for ((inputs, catalog), dir) in [
-        (small(), "tests/fixtures/small"),
-        (edge(), "tests/fixtures/edge"),
-    ] {
-        let files = model_demand::tables::files(&inputs, &catalog);
-        let path = common::crate_path(&format!("{dir}/supply.json"));
-        let feed: Value =
-            serde_json::from_slice(&std::fs::read(path).expect("feed")).expect("JSON");
+    for built in both() {
+        let dir = built.name;
+        let feed = built.json("/api/supply");
         let mut expected = Vec::new();
         for collection in feed["collections"].as_array().expect("collections") {
             let mut routes: Vec<&Value> = collection["routes"]
@@ -374,7 +425,7 @@ fn supply_csv_is_every_listed_endpoint_of_the_feed() {
                 }
             }
         }
-        let rows = table(&files, "supply.csv");
+        let rows = built.table("supply.csv");
         assert!(!expected.is_empty());
         assert_eq!(rows, expected, "{dir}");
     }
@@ -382,9 +433,8 @@ fn supply_csv_is_every_listed_endpoint_of_the_feed() {
 
 #[test]
 fn the_edge_example_leaves_unknowns_empty_never_zero() {
-    let (inputs, catalog) = edge();
-    let files = model_demand::tables::files(&inputs, &catalog);
-    let days = table(&files, "days.csv");
+    let built = Built::new("edge");
+    let days = built.table("days.csv");
     let missing: Vec<&str> = days
         .iter()
         .filter(|d| d["delivered"] == "false")
@@ -405,7 +455,7 @@ fn the_edge_example_leaves_unknowns_empty_never_zero() {
         ["2026-09-14"],
         "the day without the source's remainder"
     );
-    let daily = table(&files, "daily.csv");
+    let daily = built.table("daily.csv");
     assert!(
         daily.iter().all(|r| r["date"] != "2026-09-23"),
         "no row of a missing day"
@@ -417,7 +467,7 @@ fn the_edge_example_leaves_unknowns_empty_never_zero() {
         .all(|r| r["share"].is_empty() && !r["tokens"].is_empty()));
 
     // Every empty value of models.csv is unknown with a reason, and every known one available.
-    let models = table(&files, "models.csv");
+    let models = built.table("models.csv");
     let mut empty_values = 0;
     for row in &models {
         for (column, cell) in row {
