@@ -1,7 +1,9 @@
 //! Times the core on the bundled sample: load (read + parse), validate, derive and render,
-//! each reported separately. Run with `cargo bench --bench core`.
+//! each reported separately, and the flat tables the build writes beside the feeds. Run with
+//! `cargo bench --bench core`; `cargo bench --bench core -- EXPORT SUPPLY NOW` times other
+//! inputs (a synthetic export of benches/scale_export.py, for example).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use model_demand::{export, json, records, render, supply};
@@ -20,8 +22,19 @@ fn best_of<T>(runs: usize, mut work: impl FnMut() -> T) -> (Duration, T) {
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let export_path = root.join(model_demand::SAMPLE_EXPORT);
-    let supply_path = root.join(model_demand::SAMPLE_SUPPLY);
+    // cargo passes `--bench` to a bench without a harness.
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    let (export_path, supply_path, now) = match args.as_slice() {
+        [e, s, n] => (PathBuf::from(e), PathBuf::from(s), n.clone()),
+        _ => (
+            root.join(model_demand::SAMPLE_EXPORT),
+            root.join(model_demand::SAMPLE_SUPPLY),
+            "2026-11-21T12:00:00Z".to_string(),
+        ),
+    };
     let runs = 20;
     let (load, (raw_export, raw_supply)) = best_of(runs, || {
         let e = json::read(&export_path).expect("sample export parses");
@@ -33,9 +46,24 @@ fn main() {
         let s = supply::validate(&raw_supply).expect("sample supply is accepted");
         (e, s)
     });
-    let now = model_demand::parse_now("2026-11-21T12:00:00Z").expect("valid --now");
+    let now = model_demand::parse_now(&now).expect("valid --now");
     let (derive, catalog) = best_of(runs, || records::derive(&export, Some(&supply), now));
     let (render, rendered) = best_of(runs, || render::Rendered::new(&catalog));
+    let inputs = model_demand::load(&export_path, Some(&supply_path)).expect("inputs accepted");
+    let (tables, files) = best_of(runs, || model_demand::tables::files(&inputs, &catalog));
+    let table_bytes: usize = files.iter().map(|(_, bytes)| bytes.len()).sum();
+    // Made and written, as the build does beside the feeds (into the temporary directory).
+    let out = std::env::temp_dir().join(format!("model-demand-core-bench-{}", std::process::id()));
+    let (tables_written, ()) = best_of(runs, || {
+        for (path, bytes) in model_demand::tables::files(&inputs, &catalog) {
+            let file = out.join(path);
+            if let Some(dir) = file.parent() {
+                std::fs::create_dir_all(dir).expect("temporary directory");
+            }
+            std::fs::write(&file, bytes).expect("written");
+        }
+    });
+    let _ = std::fs::remove_dir_all(&out);
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!(
         "sample: {} models served, best of {runs} runs",
@@ -45,6 +73,12 @@ fn main() {
     println!("validate (the gate):      {:8.2} ms", ms(validate));
     println!("derive (records):         {:8.2} ms", ms(derive));
     println!("render (fragments, sorts):{:8.2} ms", ms(render));
+    println!(
+        "tables (5 files, {:.2} MB): {:5.2} ms made, {:.2} ms made and written",
+        table_bytes as f64 / 1e6,
+        ms(tables),
+        ms(tables_written)
+    );
     println!(
         "total:                    {:8.2} ms",
         ms(load + validate + derive + render)

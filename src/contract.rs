@@ -10,6 +10,7 @@ use crate::query::{self, Order, SortKey, PARAMETERS};
 use crate::records::{API_SCHEMA_VERSION, SUPPLY_STATES};
 use crate::render::{to_json, ErrorCode};
 use crate::sources::{SourceInfo, DEMAND_SOURCE, MODEL_SOURCE};
+use crate::tables;
 
 /// Schema tag of the contract document.
 pub const ABOUT_SCHEMA_VERSION: &str = "model-demand.agent-about.v1";
@@ -320,7 +321,7 @@ pub fn openapi(base_url: &str, docs_url: Option<&str>) -> Value {
             }
         })
     };
-    json!({
+    let mut document = json!({
         "openapi": "3.1.0",
         "info": {
             "title": "model-demand",
@@ -337,6 +338,7 @@ pub fn openapi(base_url: &str, docs_url: Option<&str>) -> Value {
             {"name": "contract", "description": "What the API serves and how to read it."},
             {"name": "models", "description": "Model records: demand, facts and supply for the current window."},
             {"name": "feeds", "description": "The accepted input files, outside the formal v1 agent schema."},
+            {"name": "tables", "description": "Flat tables (CSV) of the model records, the daily demand and the supply endpoints, with a Frictionless Data Package; outside the formal v1 agent schema."},
         ],
         "paths": {
             "/api/v1/about": {"get": {
@@ -378,6 +380,44 @@ pub fn openapi(base_url: &str, docs_url: Option<&str>) -> Value {
             "Error": schema_of("", &error_table),
             "About": about_schema(),
         }},
+    });
+    if let Some(paths) = document["paths"].as_object_mut() {
+        for (path, summary) in tables::SUMMARIES {
+            paths.insert(path.to_string(), table_operation(path, summary));
+        }
+    }
+    document
+}
+
+/// The operation of a flat table's address (`/api/tables/models.csv`) or of its data package:
+/// a static file, CSV or JSON, or 503 on a site without data.
+fn table_operation(path: &str, summary: &str) -> Value {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let (operation_id, media_type, body) = match file.strip_suffix(".csv") {
+        Some(name) => {
+            let mut id = String::from("getTable");
+            let mut chars = name.chars();
+            id.extend(chars.next().map(|c| c.to_ascii_uppercase()));
+            id.push_str(chars.as_str());
+            (id, "text/csv", json!({"type": "string"}))
+        }
+        None => (
+            "getTablesPackage".to_string(),
+            "application/json",
+            json!({}),
+        ),
+    };
+    json!({
+        "get": {
+            "operationId": operation_id,
+            "tags": ["tables"],
+            "summary": summary,
+            "description": format!("{summary}. A flat table precomputed by the build from the same records and derivations as the API, outside the formal v1 agent schema: the data package (/api/tables/datapackage.json) describes every column. CSV: UTF-8, a header row, LF line ends, RFC 4180 quoting; an empty cell is unknown, never zero."),
+            "responses": {
+                "200": {"description": "The file.", "content": {media_type: {"schema": body}}},
+                "503": error_response(&[ErrorCode::DataUnavailable], "The site was built without accepted data."),
+            },
+        }
     })
 }
 

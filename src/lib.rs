@@ -38,6 +38,7 @@ pub mod serve;
 pub mod site;
 mod sources;
 pub mod supply;
+pub mod tables;
 pub mod validate;
 pub mod verify;
 

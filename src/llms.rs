@@ -81,9 +81,11 @@ pub fn llms_txt(base_url: &str, docs_url: Option<&str>, sample: bool) -> String 
             text(&route["description"])
         );
     }
-    for (path, item) in openapi["paths"].as_object().into_iter().flatten() {
-        if item["get"]["tags"][0] == "feeds" {
-            let _ = writeln!(out, "- `GET {path}`: {}.", text(&item["get"]["summary"]));
+    for tag in ["feeds", "tables"] {
+        for (path, item) in openapi["paths"].as_object().into_iter().flatten() {
+            if item["get"]["tags"][0] == tag {
+                let _ = writeln!(out, "- `GET {path}`: {}.", text(&item["get"]["summary"]));
+            }
         }
     }
     let _ = writeln!(
@@ -148,6 +150,11 @@ pub fn llms_txt(base_url: &str, docs_url: Option<&str>, sample: bool) -> String 
         out,
         "- [Supply feed]({base}/api/supply): provider supply and the history of supply collections."
     );
+    let _ = writeln!(
+        out,
+        "- [Tables]({base}{}): the records, the daily demand history, the source days and the supply endpoints as CSV (UTF-8, a header row; an empty cell is unknown, never zero, with each value's `_state` and `_reason` beside it), described by this Frictionless Data Package.",
+        crate::tables::DATAPACKAGE_PATH
+    );
 
     out.push_str("\n## MCP server\n\n");
     let _ = writeln!(
@@ -196,6 +203,10 @@ mod tests {
             "`GET /api/v1/models`",
             "`GET /api/export`",
             "`GET /api/supply`",
+            "`GET /api/tables/datapackage.json`",
+            "`GET /api/tables/models.csv`",
+            "`GET /api/tables/daily.csv`",
+            "https://x.test/api/tables/datapackage.json",
             "`GET /api/openapi.json`",
             "https://x.test/docs/",
             "\"--base-url\"",

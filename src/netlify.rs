@@ -10,6 +10,7 @@ use std::fmt::Write;
 
 use crate::query::{list_file, model_file, ListQuery, Order, SortKey, ANSWERS_DIR};
 use crate::render::ErrorCode;
+use crate::tables;
 
 /// The public path of the models route.
 pub const MODELS_PATH: &str = "/api/v1/models";
@@ -40,19 +41,65 @@ pub const TEXT_HEADERS: [(&str, &str); 3] = [
     ("Cache-Control", "public, max-age=0, must-revalidate"),
 ];
 
-/// Path patterns of `_headers`, with the header set each gets.
-fn header_rules() -> [(&'static str, &'static [(&'static str, &'static str)]); 5] {
-    [
-        ("/api/*", &JSON_HEADERS),
-        ("/_api/*", &JSON_HEADERS),
-        ("/docs/*", &HTML_HEADERS),
-        ("/manifest.json", &JSON_HEADERS),
-        ("/llms.txt", &TEXT_HEADERS),
-    ]
+/// The headers of the flat tables' CSV files (`/api/tables/*.csv`), with the feeds' CORS and
+/// caching.
+pub const CSV_HEADERS: [(&str, &str); 3] = [
+    ("Content-Type", "text/csv; charset=utf-8"),
+    ("Access-Control-Allow-Origin", "*"),
+    ("Cache-Control", "public, max-age=0, must-revalidate"),
+];
+
+/// A `_headers` rule: a path pattern (exact, or a prefix ending in `/*`) and its header set.
+type HeaderRule = (&'static str, &'static [(&'static str, &'static str)]);
+
+/// The rules of `_headers` and `netlify.toml` that every site has. No two of them match one
+/// path (a test holds it): what a host does with a header two matching rules both set is its
+/// own (Cloudflare Pages joins the values with a comma, `netlify dev` keeps the later one,
+/// Netlify's CDN does not document it), so the `/api/` addresses are listed one by one rather
+/// than under `/api/*`, which would also match the tables' CSV files.
+const COMMON_HEADER_RULES: [HeaderRule; 10] = [
+    ("/api/v1/*", &JSON_HEADERS),
+    ("/api/openapi.json", &JSON_HEADERS),
+    ("/api/export", &JSON_HEADERS),
+    ("/api/export.json", &JSON_HEADERS),
+    ("/api/supply", &JSON_HEADERS),
+    ("/api/supply.json", &JSON_HEADERS),
+    ("/_api/*", &JSON_HEADERS),
+    ("/docs/*", &HTML_HEADERS),
+    ("/manifest.json", &JSON_HEADERS),
+    ("/llms.txt", &TEXT_HEADERS),
+];
+
+/// The rules of the tables, in the `_headers` of a site with data only: a site without data
+/// answers their addresses with the JSON 503, which must not be labelled CSV.
+const TABLE_HEADER_RULES: [HeaderRule; 5] = [
+    (tables::DATAPACKAGE_PATH, &JSON_HEADERS),
+    (tables::CSV_PATHS[0], &CSV_HEADERS),
+    (tables::CSV_PATHS[1], &CSV_HEADERS),
+    (tables::CSV_PATHS[2], &CSV_HEADERS),
+    (tables::CSV_PATHS[3], &CSV_HEADERS),
+];
+
+/// Path patterns of a site's `_headers`, with the header set each gets.
+fn header_rules(has_data: bool) -> impl Iterator<Item = HeaderRule> {
+    let tables: &[HeaderRule] = if has_data { &TABLE_HEADER_RULES } else { &[] };
+    COMMON_HEADER_RULES
+        .into_iter()
+        .chain(tables.iter().copied())
 }
 
-/// The headers the CDN gives a public path (`/api/v1/about`), by the first `_headers` pattern
-/// that matches it; JSON headers where none does.
+/// True when a `_headers` pattern matches the site file `key` (public path `/KEY`).
+fn pattern_matches(pattern: &str, key: &str) -> bool {
+    // Every pattern is an absolute path; the key is the same path without its `/`.
+    let pattern = pattern.strip_prefix('/').unwrap_or(pattern);
+    match pattern.strip_suffix('*') {
+        Some(prefix) => key.starts_with(prefix),
+        None => key == pattern,
+    }
+}
+
+/// The headers the CDN gives a public path (`/api/v1/about`), by the `_headers` pattern that
+/// matches it; JSON headers where none does.
 pub fn headers_for(public_path: &str) -> &'static [(&'static str, &'static str)] {
     public_path
         .strip_prefix('/')
@@ -60,18 +107,11 @@ pub fn headers_for(public_path: &str) -> &'static [(&'static str, &'static str)]
 }
 
 /// The headers the CDN gives the site file `key` (public path `/KEY`), as [`headers_for`] that
-/// path, without making it: the preview server asks this once a request.
+/// path, without making it: the preview server asks this once a request. A table's file exists
+/// only on a site with data, so the rules of such a site apply.
 pub fn headers_for_file(key: &str) -> &'static [(&'static str, &'static str)] {
-    header_rules()
-        .into_iter()
-        .find(|(pattern, _)| {
-            // Every pattern is an absolute path; the key is the same path without its `/`.
-            let pattern = pattern.strip_prefix('/').unwrap_or(pattern);
-            match pattern.strip_suffix('*') {
-                Some(prefix) => key.starts_with(prefix),
-                None => key == pattern,
-            }
-        })
+    header_rules(true)
+        .find(|(pattern, _)| pattern_matches(pattern, key))
         .map_or(&JSON_HEADERS, |(_, headers)| headers)
 }
 
@@ -191,18 +231,28 @@ fn not_found_lines(out: &mut String) {
     let _ = writeln!(out, "/*  /{not_found}  404");
 }
 
-/// Paths a site without data answers with 503 `data_unavailable`.
-pub const UNAVAILABLE_PATHS: [&str; 3] = [MODELS_PATH, "/api/export", "/api/supply"];
+/// Paths a site without data answers with 503 `data_unavailable`: the model route, the feeds
+/// and the tables.
+pub const UNAVAILABLE_PATHS: [&str; 8] = [
+    MODELS_PATH,
+    "/api/export",
+    "/api/supply",
+    tables::DATAPACKAGE_PATH,
+    tables::CSV_PATHS[0],
+    tables::CSV_PATHS[1],
+    tables::CSV_PATHS[2],
+    tables::CSV_PATHS[3],
+];
 
 /// Files of the site that configure the CDN and are never served.
 pub const CONFIG_FILES: [&str; 2] = ["_redirects", "_headers"];
 
-/// The `_headers` file.
-pub fn headers_file() -> String {
+/// The `_headers` file of a site with data (`has_data`) or without.
+pub fn headers_file(has_data: bool) -> String {
     let mut out = String::from(
         "# Generated by model-demand build: headers of every public and rewrite-target path.\n",
     );
-    for (pattern, headers) in header_rules() {
+    for (pattern, headers) in header_rules(has_data) {
         let _ = writeln!(out, "{pattern}");
         for (name, value) in headers {
             let _ = writeln!(out, "  {name}: {value}");
@@ -211,8 +261,9 @@ pub fn headers_file() -> String {
     out
 }
 
-/// The repository's `netlify.toml`: publish directory, build command and the same headers as
-/// `_headers`. A test keeps the committed file equal to this text.
+/// The repository's `netlify.toml`: publish directory, build command and the headers every
+/// site's `_headers` has (the tables' are in `_headers` alone: a site without data has no
+/// tables). A test keeps the committed file equal to this text.
 pub fn netlify_toml() -> String {
     let mut out = String::from(
         "# Generated by `model-demand netlify-toml`; a test keeps it equal to the code's rules.\n\
@@ -226,7 +277,7 @@ pub fn netlify_toml() -> String {
          # The MCP tools by URL: Streamable HTTP, stateless, JSON answers (docs/agents.md).\n\
          [[edge_functions]]\n  path = \"/mcp\"\n  function = \"mcp\"\n",
     );
-    for (pattern, headers) in header_rules() {
+    for (pattern, headers) in COMMON_HEADER_RULES {
         let _ = write!(
             out,
             "\n[[headers]]\n  for = \"{pattern}\"\n  [headers.values]\n"
@@ -422,6 +473,54 @@ mod tests {
             list_target(SortKey::Tokens30d, Order::Desc, false, false),
             list_file(&ListQuery::default())
         );
+    }
+
+    #[test]
+    fn no_two_header_rules_match_one_path() {
+        // As loosely as Netlify's own matcher: case-insensitive, `/a/*` matching anything that
+        // starts with `/a` (its regular expression is `^/a/?(.*)/?$`).
+        let reach = |pattern: &str| {
+            let lower = pattern.to_ascii_lowercase();
+            match lower.strip_suffix("/*") {
+                Some(prefix) => (prefix.to_string(), true),
+                None => (lower, false),
+            }
+        };
+        let rules: Vec<HeaderRule> = header_rules(true).collect();
+        for (i, (a, _)) in rules.iter().enumerate() {
+            for (b, _) in &rules[i + 1..] {
+                let ((pa, wa), (pb, wb)) = (reach(a), reach(b));
+                let overlap = match (wa, wb) {
+                    (false, false) => pa == pb,
+                    (true, false) => pb.starts_with(&pa),
+                    (false, true) => pa.starts_with(&pb),
+                    (true, true) => pa.starts_with(&pb) || pb.starts_with(&pa),
+                };
+                assert!(!overlap, "{a} and {b} match a path in common");
+            }
+        }
+    }
+
+    #[test]
+    fn the_tables_are_csv_and_their_package_json_on_a_site_with_data_only() {
+        for path in tables::CSV_PATHS {
+            assert_eq!(headers_for(path), &CSV_HEADERS, "{path}");
+            assert!(headers_file(true).contains(&format!(
+                "{path}\n  Content-Type: text/csv; charset=utf-8\n"
+            )));
+            assert!(!headers_file(false).contains(path));
+            assert!(!netlify_toml().contains(path));
+        }
+        assert_eq!(headers_for(tables::DATAPACKAGE_PATH), &JSON_HEADERS);
+        for path in [
+            "/api/v1/about",
+            "/api/openapi.json",
+            "/api/export",
+            "/api/supply",
+        ] {
+            assert_eq!(headers_for(path), &JSON_HEADERS, "{path}");
+        }
+        assert_eq!(headers_for("/llms.txt"), &TEXT_HEADERS);
     }
 
     #[test]

@@ -350,10 +350,7 @@ impl<'a> WindowDays<'a> {
             .collect();
         let market = by_date
             .iter()
-            .map(|(date, day)| {
-                let rows: u128 = day.rows.iter().map(|r| r.total_tokens).sum();
-                (*date, day.other_tokens.map(|other| rows + other))
-            })
+            .map(|(date, day)| (*date, market_total(day)))
             .collect();
         WindowDays {
             dates,
@@ -389,6 +386,20 @@ impl<'a> WindowDays<'a> {
             })
             .sum()
     }
+}
+
+/// The market total of a delivered day: the sum of its rows plus the source's remainder;
+/// unknown when the remainder is.
+pub(crate) fn market_total(day: &Day) -> Option<u128> {
+    let rows: u128 = day.rows.iter().map(|r| r.total_tokens).sum();
+    day.other_tokens.map(|other| rows + other)
+}
+
+/// An exact share of the market: `tokens` over `market`, both exact, rounded half-to-even to
+/// 12 fractional digits and written plainly (DESIGN §4). `market` is positive: it holds
+/// `tokens`, which is.
+pub(crate) fn share_text(tokens: u128, market: u128) -> String {
+    ratio(to_i128(tokens), to_i128(market))
 }
 
 /// An exact share: tokens over market total.
@@ -563,8 +574,7 @@ fn derive_record(
     let share_7d = share(tokens_7d, last_7);
     let share_30d = share(tokens_30d, &window.dates);
     let share_prior = share(tokens_prior, prior_7);
-    let fraction =
-        |s: Result<Share, &'static str>| s.map(|s| ratio(to_i128(s.tokens), to_i128(s.market)));
+    let fraction = |s: Result<Share, &'static str>| s.map(|s| share_text(s.tokens, s.market));
 
     let keys = SortKeys {
         tokens_30d: tokens_30d.ok(),

@@ -327,6 +327,10 @@ fn write_all(
                 None => to_json(&SupplyNotCollected::new()),
             };
             entries.push(writer.write(netlify::SUPPLY_FILE, &supply)?);
+            // The flat tables, beside the feeds, in both layouts.
+            for (path, bytes) in crate::tables::files(inputs, catalog) {
+                entries.push(writer.write(&path, &bytes)?);
+            }
             entries.extend(write_exact_answers(&rendered, writer)?);
             entries.extend(write_histories(inputs, catalog, writer)?);
             let mut table = RoutingTable::with_data(&rendered, &redirects);
@@ -342,7 +346,8 @@ fn write_all(
             (options.layout == Layout::Full).then_some(rendered)
         }
     };
-    entries.push(writer.write("_headers", netlify::headers_file().as_bytes())?);
+    let has_data = matches!(data, SiteData::Data { .. });
+    entries.push(writer.write("_headers", netlify::headers_file(has_data).as_bytes())?);
     entries.sort_by(|a, b| a.path.cmp(&b.path));
 
     let path = writer.root.join(MANIFEST);

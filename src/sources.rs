@@ -41,3 +41,32 @@ pub(crate) const MODEL_SOURCE: SourceInfo = SourceInfo {
 checkpoint have no sizes; a fact that was not checked or not found is unavailable with a \
 reason, never zero. Repository licenses vary per model and are not restated here.",
 };
+
+/// The licence [`DEMAND_SOURCE`] names (`CC BY 4.0`), as a data package states a licence: its
+/// SPDX identifier and the licence's own page.
+pub(crate) const DEMAND_LICENSE: LicenseInfo = LicenseInfo {
+    id: "CC-BY-4.0",
+    url: "https://creativecommons.org/licenses/by/4.0/",
+};
+
+/// A licence by identifier and address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LicenseInfo {
+    /// SPDX identifier.
+    pub id: &'static str,
+    /// The licence's text.
+    pub url: &'static str,
+}
+
+/// The supply source: OpenRouter's catalog and its routes' endpoints, as `collect` reads them.
+/// Not one of the contract's two sources (supply is outside the v1 records' sources): the
+/// tables' data package names it for the supply columns it describes.
+pub(crate) const SUPPLY_SOURCE: SourceInfo = SourceInfo {
+    name: "OpenRouter",
+    url: "https://openrouter.ai/models",
+    terms_url: "https://openrouter.ai/terms",
+    license: None,
+    limit_note: "Provider listings of OpenRouter's model catalog and each route's endpoints \
+(providers, prices, latency, throughput, uptime, context length, quantization) as collected, \
+one collection a night. No licence is stated for them: they fall under OpenRouter's terms.",
+};

@@ -1,11 +1,11 @@
 //! `verify`: checks a built site before it is deployed. The tree must match its manifest
 //! (every file present, sizes and SHA-256 equal, nothing extra), the CDN rules must be the ones
-//! the code derives, and requests answered from the files must equal the answers this program
-//! recomputes from the site's own `/api/export` and `/api/supply`: a sample of them on a `full`
-//! site, every list answer on an `edge` site (its pages exist only as assembled parts). That is a
-//! consistency check of the site with its own feeds, by the same code that built it: it finds
-//! damage and drift, not a derivation that is wrong in both places (the tests' independent
-//! oracle, `tests/oracle/oracle.py`, is what checks the derivation).
+//! the code derives, and the flat tables and requests answered from the files must equal what
+//! this program makes again from the site's own `/api/export` and `/api/supply`: a sample of
+//! the answers on a `full` site, every list answer on an `edge` site (its pages exist only as
+//! assembled parts). That is a consistency check of the site with its own feeds, by the same
+//! code that built it: it finds damage and drift, not a derivation that is wrong in both places
+//! (the tests' independent oracle, `tests/oracle/oracle.py`, is what checks the derivation).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -160,9 +160,19 @@ fn check_answers(dir: &Path, site: &Site, differences: &mut Vec<String>) -> Resu
     compare_file(
         dir,
         "_headers",
-        netlify::headers_file().as_bytes(),
+        netlify::headers_file(true).as_bytes(),
         differences,
     );
+    // The tables, made again from the site's own feeds by the code that wrote them.
+    for (path, bytes) in crate::tables::files(&inputs, &catalog) {
+        match std::fs::read(dir.join(&path)) {
+            Ok(actual) if actual == bytes => {}
+            Ok(_) => differences.push(format!(
+                "{path}: differs from the table made again from the site's own feeds"
+            )),
+            Err(e) => differences.push(format!("{path}: cannot read ({e})")),
+        }
+    }
 
     let n = ids.len() as u64;
     let mut queries = vec![
@@ -232,6 +242,11 @@ fn check_unavailable(site: &Site, differences: &mut Vec<String>) -> usize {
         "/api/v1/models?limit=1",
         "/api/export",
         "/api/supply",
+        crate::tables::DATAPACKAGE_PATH,
+        crate::tables::CSV_PATHS[0],
+        crate::tables::CSV_PATHS[1],
+        crate::tables::CSV_PATHS[2],
+        crate::tables::CSV_PATHS[3],
     ];
     for target in targets {
         let status = site.resolve("GET", target, None).status;

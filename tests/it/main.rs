@@ -33,5 +33,7 @@ mod oracle;
 mod paging;
 mod serve;
 mod site;
+mod tables;
+mod tables_tools;
 mod verify;
 mod workflows;

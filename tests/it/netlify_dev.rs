@@ -317,6 +317,11 @@ fn cases(ids: &[String], n: u64) -> Vec<Case> {
         "/api/openapi.json",
         "/api/export",
         "/api/supply",
+        "/api/tables/datapackage.json",
+        "/api/tables/models.csv",
+        "/api/tables/daily.csv",
+        "/api/tables/days.csv",
+        "/api/tables/supply.csv",
         "/llms.txt",
         "/docs/",
         "/docs",
@@ -557,6 +562,20 @@ fn netlify_dev_answers_like_the_preview_server() {
         "/api/supply",
     ] {
         assert!(text.contains(&format!("`GET {route}`")), "{route} missing");
+    }
+
+    // The flat tables under Netlify's engine: CSV by their own `_headers` rules (compared
+    // byte for byte above), with the feeds' CORS.
+    for path in model_demand::tables::CSV_PATHS {
+        let reply = exchange(dev.addr, "GET", path, &[]);
+        assert_eq!(reply.status, 200, "{path}");
+        assert_eq!(
+            reply.header("content-type"),
+            Some("text/csv; charset=utf-8"),
+            "{path}: {:?}",
+            reply.headers
+        );
+        assert_eq!(reply.header("access-control-allow-origin"), Some("*"));
     }
 
     let mcp_started = Instant::now();

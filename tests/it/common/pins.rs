@@ -116,14 +116,20 @@ pub const ZIZMOR_PY: PythonEnv = PythonEnv {
     name: "zizmor",
     packages: &["zizmor"],
 };
+/// The flat tables' readers (pandas with pyarrow, polars, DuckDB) and the Frictionless tool.
+pub const TABLES_PY: PythonEnv = PythonEnv {
+    name: "tables",
+    packages: &["pandas", "pyarrow", "polars", "duckdb", "frictionless"],
+};
 
 /// Every install, the largest first (so the longest starts earliest). Each is the very call the
 /// suites make, so a tool installed here is the one they find.
-const INSTALLS: [fn(); 16] = [
+const INSTALLS: [fn(); 17] = [
     || drop(NETLIFY_CLI.install()),
     || drop(super::conformance::node22()),
     || drop(INSPECTOR.install()),
     || drop(DENO.install()),
+    || drop(TABLES_PY.python()),
     || drop(OPENAPI_CLIENT_PY.python()),
     || drop(MCP_PY.python()),
     || drop(SPECTRAL.install()),
