@@ -222,7 +222,10 @@ impl ServerHandler for ApiServer {
     ) -> std::result::Result<ReadResourceResponse, ErrorData> {
         let Some(resource) = self.offer.resources.iter().find(|r| r.uri == request.uri) else {
             return Err(ErrorData::resource_not_found(
-                format!("no resource {}; see resources/list", request.uri),
+                format!(
+                    "no resource {}; see resources/list",
+                    crate::query::quote_value(&request.uri, crate::projection::QUOTED_CHARS)
+                ),
                 None,
             ));
         };

@@ -63,12 +63,37 @@ pub(super) fn read_call(
             }
         }
     };
+    // An array or object has no text of its own in a query: refused, naming the argument.
+    if let Some((name, value)) = arguments
+        .iter()
+        .find(|(_, v)| v.is_array() || v.is_object())
+    {
+        return Err(nested_argument(name, value, call.shape));
+    }
     for (name, value) in &call.defaults {
         if arguments.get(name).is_none_or(Value::is_null) {
             arguments.insert(name.clone(), Value::String(value.clone()));
         }
     }
     Ok((raw_query(&arguments, call.first.as_deref()), asked))
+}
+
+/// The refusal of an argument that is an array or an object (`fields` of the calls that cut
+/// excepted).
+fn nested_argument(name: &str, value: &Value, shape: Shape) -> String {
+    let kind = if value.is_array() {
+        "an array"
+    } else {
+        "an object"
+    };
+    let except = match shape {
+        Shape::Records | Shape::Contract => " (and fields, a list of names)",
+        Shape::Body | Shape::History => "",
+    };
+    format!(
+        "the argument {} is {kind}: this tool's arguments are strings or numbers{except}",
+        crate::query::quote_value(name, projection::QUOTED_CHARS)
+    )
 }
 
 /// The precomputed file a [`Shape::History`] call reads: when `model_id` is its only argument

@@ -127,7 +127,6 @@ export function parseJsonFaithfully(text) {
 
 const U64_MAX = 18446744073709551615n;
 const I64_MIN = -9223372036854775808n;
-const TWO_POW_53 = 9007199254740992;
 
 /** A number as serde_json holds it: an exact u64 or i64 when written as one in range, else an f64. */
 function serdeNumber(source) {
@@ -174,15 +173,33 @@ export function serdeJsonText(value) {
   return JSON.stringify(value);
 }
 
+/**
+ * The integer a number's text denotes exactly, as plain digits, or undefined when its written
+ * value has a fraction (`exact_integer`).
+ */
+export function exactInteger(text) {
+  const negative = text.startsWith("-");
+  const unsigned = negative ? text.slice(1) : text;
+  const e = unsigned.search(/[eE]/);
+  const mantissa = e < 0 ? unsigned : unsigned.slice(0, e);
+  const exponentText = e < 0 ? "0" : unsigned.slice(e + 1);
+  const [whole, fraction = ""] = mantissa.split(".");
+  const digits = `${whole}${fraction}`.replace(/^0+/, "");
+  if (digits === "") return "0";
+  const significant = digits.replace(/0+$/, "");
+  const trailing = digits.length - significant.length;
+  const parsed = Number(exponentText.replace(/^\+/, ""));
+  const exponent = Math.min(Math.max(Number.isFinite(parsed) ? parsed : exponentText.startsWith("-") ? -100000 : 100000, -100000), 100000);
+  const scale = exponent - fraction.length + trailing;
+  if (scale < 0) return undefined;
+  return `${negative ? "-" : ""}${significant}${"0".repeat(scale)}`;
+}
+
 /** An argument's text in the query (`text` in src/mcp/tools.rs). */
 export function argumentText(value) {
   if (typeof value === "string") return value;
-  if (value instanceof JsonNumber) {
-    const n = serdeNumber(value.source);
-    if (n.integer !== undefined) return n.integer.toString();
-    if (Number.isInteger(n.float) && Math.abs(n.float) < TWO_POW_53) return String(n.float === 0 ? 0 : n.float);
-    return formatFloat(n.float);
-  }
+  // A number as written: the integer it denotes exactly, else its text (src/mcp/message.rs).
+  if (value instanceof JsonNumber) return exactInteger(value.source) ?? value.source;
   return serdeJsonText(value);
 }
 
@@ -530,6 +547,15 @@ export function readCall(call, recordFields, args) {
   } catch (error) {
     if (error instanceof Refused) return { refused: error.message };
     throw error;
+  }
+  // An array or object has no text of its own in a query: refused, naming the argument (`nested_argument`).
+  const nested = given.entries.find(([, v]) => Array.isArray(v) || v instanceof JsonObject);
+  if (nested !== undefined) {
+    const [name, v] = nested;
+    const except = call.shape === "records" || call.shape === "contract" ? " (and fields, a list of names)" : "";
+    return {
+      refused: `the argument ${quoted(name)} is ${Array.isArray(v) ? "an array" : "an object"}: this tool's arguments are strings or numbers${except}`,
+    };
   }
   for (const [name, value] of Object.entries(call.defaults ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const present = given.get(name);
