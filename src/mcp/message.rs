@@ -14,7 +14,7 @@
 //! else its text as written (`13.000000000000001`), which the API then refuses as a client's.
 //! A message passing all of it is handed on; rmcp decides the rest.
 
-use rmcp::model::{ClientJsonRpcMessage, ErrorCode, ErrorData, RequestId, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, RequestId};
 use serde_json::{Map, Number, Value};
 
 use crate::query::quote_value;
@@ -37,7 +37,7 @@ pub(crate) const METHODS: [&str; 6] = [
 const QUOTED: usize = 64;
 
 const PARSE_ERROR: i32 = -32700;
-const INVALID_REQUEST: i32 = -32600;
+pub(crate) const INVALID_REQUEST: i32 = -32600;
 const METHOD_NOT_FOUND: i32 = -32601;
 const INVALID_PARAMS: i32 = -32602;
 
@@ -68,12 +68,21 @@ impl Refusal {
         self.code == PARSE_ERROR || self.code == INVALID_REQUEST
     }
 
-    /// The JSON-RPC error message.
-    pub(crate) fn answer(&self) -> ServerJsonRpcMessage {
-        ServerJsonRpcMessage::error(
-            ErrorData::new(ErrorCode(self.code), self.message.clone(), None),
-            self.id.clone(),
-        )
+    /// The JSON-RPC error message's bytes, with `"id": null` when the id cannot be read (JSON-RPC
+    /// 2.0 asks for the member; rmcp's own error message leaves it out).
+    pub(crate) fn answer(&self) -> Vec<u8> {
+        let id = match &self.id {
+            Some(RequestId::Number(n)) => Value::from(*n),
+            Some(RequestId::String(s)) => Value::from(s.to_string()),
+            None => Value::Null,
+        };
+        serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "error": {"code": self.code, "message": self.message},
+        })
+        .to_string()
+        .into_bytes()
     }
 }
 

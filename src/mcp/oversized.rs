@@ -2,17 +2,22 @@
 //! limit (`stdio.rs` discards the rest as it streams past), and the request's `id` is read from
 //! the line's start, the first [`MAX_LINE_BYTES`] bytes, all that is kept.
 
-use rmcp::model::{ErrorData, RequestId, ServerJsonRpcMessage};
+use rmcp::model::RequestId;
 
+use super::message::{Refusal, INVALID_REQUEST};
 use super::stdio::MAX_LINE_BYTES;
 
 /// The error for a line over the limit, with the id its start holds (if any).
-pub(crate) fn too_long(id: Option<RequestId>) -> ServerJsonRpcMessage {
+pub(crate) fn too_long(id: Option<RequestId>) -> Refusal {
     let message = format!(
         "Invalid Request: the request line is over {MAX_LINE_BYTES} bytes, the most this server \
          reads; it was discarded"
     );
-    ServerJsonRpcMessage::error(ErrorData::invalid_request(message, None), id)
+    Refusal {
+        id,
+        code: INVALID_REQUEST,
+        message,
+    }
 }
 
 /// The `id` of the JSON-RPC message a line starts with, when that start holds it whole: the

@@ -123,12 +123,11 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for Bounded<T> {
 /// each message is written whole, a line at a time, under the lock.
 type Output<W> = Arc<tokio::sync::Mutex<W>>;
 
-/// Writes one message as a line.
+/// Writes one message's bytes as a line.
 async fn write_line<W: AsyncWrite + Unpin>(
     output: &tokio::sync::Mutex<W>,
-    message: &ServerJsonRpcMessage,
+    mut line: Vec<u8>,
 ) -> std::io::Result<()> {
-    let mut line = serde_json::to_vec(message)?;
     line.push(b'\n');
     let mut output = output.lock().await;
     output.write_all(&line).await?;
@@ -216,7 +215,8 @@ where
         item: ServerJsonRpcMessage,
     ) -> impl Future<Output = std::result::Result<(), Self::Error>> + Send + 'static {
         let output = Arc::clone(&self.output);
-        async move { write_line(&output, &item).await }
+        let line = serde_json::to_vec(&item);
+        async move { write_line(&output, line?).await }
     }
 
     async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
@@ -231,7 +231,7 @@ where
             }
             let line = self.next_line().await?;
             let answer = if line.over {
-                oversized::too_long(oversized::leading_id(&line.bytes))
+                oversized::too_long(oversized::leading_id(&line.bytes)).answer()
             } else if line.bytes.iter().all(u8::is_ascii_whitespace) {
                 continue;
             } else {
@@ -243,7 +243,7 @@ where
             };
             let output = Arc::clone(&self.output);
             self.writing = Some(tokio::spawn(
-                async move { write_line(&output, &answer).await },
+                async move { write_line(&output, answer).await },
             ));
         }
     }

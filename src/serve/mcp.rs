@@ -103,10 +103,7 @@ pub(super) fn answer(server: &ApiServer, request: &mut tiny_http::Request) -> An
         mcp::Read::Nothing => return accepted(),
         mcp::Read::Refused(refused) => {
             let status = if refused.is_bad_message() { 400 } else { 200 };
-            return match serde_json::to_vec(&refused.answer()) {
-                Ok(bytes) => json_answer(status, bytes),
-                Err(_) => refusal(500, -32603, "Internal error"),
-            };
+            return json_answer(status, refused.answer());
         }
     };
     match mcp::answer_one(server, message, version) {
