@@ -563,7 +563,7 @@ mod tests {
     fn refusals_quote_no_more_than_a_bounded_part_of_a_name() {
         let allowed = names(&["model_id", "facts", "facts.x", "tokens_30d"]);
         let long = "\"".repeat(30_000);
-        let why = check_record_fields(&[long.clone()], &allowed).expect_err("unknown");
+        let why = check_record_fields(std::slice::from_ref(&long), &allowed).expect_err("unknown");
         assert!(why.len() < 1_000, "{}", why.len());
         let why = read_fields(Some(&json!([long, long])), "hint").expect_err("repeated");
         assert!(why.len() < 1_000, "{}", why.len());

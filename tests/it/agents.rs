@@ -136,7 +136,8 @@ fn default_calls_stay_within_budget_on_the_small_site_and_the_sample() {
     eprintln!("bytes as sent, once (issue 41), bundled sample: {sizes:?}");
 
     // Past the limit: refused, saying the size and how to ask for less, never cut.
-    for (tool, arguments) in [("list_models", json!({"fields": ["*"], "limit": 100}))] {
+    {
+        let (tool, arguments) = ("list_models", json!({"fields": ["*"], "limit": 100}));
         let (result, bytes) = call(&preview, tool, arguments.clone());
         assert_eq!(result["isError"], true, "{tool} {arguments}");
         assert!(result.get("structuredContent").is_none());

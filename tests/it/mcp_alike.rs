@@ -587,7 +587,7 @@ fn every_message_is_answered_alike_on_stdio_mcp_and_the_edge() {
         .spawn()
         .expect("node runs");
 
-    let mut transports: Vec<(String, Vec<(Option<u16>, Option<Value>)>)> = Vec::new();
+    let mut transports: Vec<(String, Vec<Answered>)> = Vec::new();
     for (name, site) in &sites {
         let (answers, peaks) = stdio_answers(site, &messages);
         for (i, mine) in answers.iter().enumerate() {
@@ -698,6 +698,9 @@ fn every_message_is_answered_alike_on_stdio_mcp_and_the_edge() {
             .join("\n")
     );
 }
+
+/// What a transport did with a message: its HTTP status (none on stdio) and its answer, if any.
+type Answered = (Option<u16>, Option<Value>);
 
 /// An answer, cut for a message.
 fn short(answer: &Option<Value>) -> String {
