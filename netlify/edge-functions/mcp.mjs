@@ -17,6 +17,7 @@ import {
   InitializeRequestSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
+  PingRequestSchema,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ANSWER_HEADERS, jsonRpcError, negotiatedVersion, screen } from "./lib/mcp_http.mjs";
@@ -102,9 +103,25 @@ function mcpServer(request, { catalogue, table }, args) {
   return server;
 }
 
+/** The SDK's schema of each method served (lib/message.mjs METHODS). */
+const REQUEST_SCHEMAS = {
+  initialize: InitializeRequestSchema,
+  ping: PingRequestSchema,
+  "tools/list": ListToolsRequestSchema,
+  "tools/call": CallToolRequestSchema,
+  "resources/list": ListResourcesRequestSchema,
+  "resources/read": ReadResourceRequestSchema,
+};
+
 export default async function mcp(request, _context) {
   const screened = await screen(request);
   if (screened.response) return screened.response;
+  // Params the SDK cannot read as its method's are refused as src/mcp/message.rs refuses the ones
+  // rmcp cannot decode, not with the SDK's validation report.
+  const { id, method } = screened.message;
+  if (!REQUEST_SCHEMAS[method].safeParse(screened.message).success) {
+    return jsonRpcError(200, -32602, `Invalid params: the params of ${method} are not of the shape the method takes`, id);
+  }
   try {
     site ??= loadSite(request);
     const server = mcpServer(request, await site, screened.args);

@@ -14,7 +14,7 @@
 //! else its text as written (`13.000000000000001`), which the API then refuses as a client's.
 //! A message passing all of it is handed on; rmcp decides the rest.
 
-use rmcp::model::{ClientJsonRpcMessage, RequestId};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, RequestId};
 use serde_json::{Map, Number, Value};
 
 use crate::query::quote_value;
@@ -677,10 +677,8 @@ pub(crate) fn read(text: &[u8]) -> Read {
             format!("Method not found: {}", quote_value(&method, QUOTED)),
         );
     }
-    // A null `_meta` or `arguments` is absent; a null member anywhere else is rmcp's to read.
-    params.retain(|(name, value)| {
-        !(matches!(name.as_str(), "_meta" | "arguments") && *value == Json::Null)
-    });
+    // A null member of params (`_meta`, `arguments`, `cursor`...) is absent.
+    params.retain(|(_, value)| *value != Json::Null);
     let param = |name: &str| params.iter().find(|(n, _)| n == name).map(|(_, v)| v);
     if let Some(meta) = param("_meta") {
         if !matches!(meta, Json::Object(_)) {
@@ -688,6 +686,14 @@ pub(crate) fn read(text: &[u8]) -> Read {
                 "Invalid params: params._meta must be an object, not {}",
                 meta.kind()
             ));
+        }
+        // A progress token is a string or an integer, as an id is (the SDKs' own readers differ).
+        if let Some(token) = meta.get("progressToken") {
+            if !matches!(token, Json::String(_)) && read_id(token).is_none() {
+                return invalid(
+                    "Invalid params: params._meta.progressToken must be a string or an integer of at most 2^53 - 1 in magnitude".into(),
+                );
+            }
         }
     }
     let need_string = |name: &str| -> Option<Read> {
@@ -712,7 +718,7 @@ pub(crate) fn read(text: &[u8]) -> Read {
         }),
         "resources/read" => need_string("uri"),
         "tools/list" | "resources/list" => match param("cursor") {
-            None | Some(Json::String(_) | Json::Null) => None,
+            None | Some(Json::String(_)) => None,
             Some(other) => Some(invalid(format!(
                 "Invalid params: params.cursor of {method} must be a string, not {}",
                 other.kind()
@@ -767,16 +773,22 @@ pub(crate) fn read(text: &[u8]) -> Read {
         }
         message.insert("params".into(), Value::Object(handed));
     }
-    match serde_json::from_value::<ClientJsonRpcMessage>(Value::Object(message)) {
-        Ok(message) => Read::Message(Box::new(message)),
-        Err(e) => refuse(
-            Some(id),
+    let shape = || {
+        refuse(
+            Some(id.clone()),
             INVALID_PARAMS,
-            format!(
-                "Invalid params: {method}: {}",
-                quote_value(&e.to_string(), QUOTED * 2)
-            ),
-        ),
+            format!("Invalid params: the params of {method} are not of the shape the method takes"),
+        )
+    };
+    match serde_json::from_value::<ClientJsonRpcMessage>(Value::Object(message)) {
+        // rmcp reads params it cannot decode as a request of its own method (a custom one).
+        Ok(ClientJsonRpcMessage::Request(request))
+            if matches!(request.request, ClientRequest::CustomRequest(_)) =>
+        {
+            shape()
+        }
+        Ok(message) => Read::Message(Box::new(message)),
+        Err(_) => shape(),
     }
 }
 

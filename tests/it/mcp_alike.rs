@@ -344,7 +344,7 @@ fn generate(rng: &mut Rng, n: usize) -> Message {
     };
     let tool = rng.pick(&tools);
     let args = arguments(rng, tool);
-    let case = rng.below(40);
+    let case = rng.below(46);
     let text = match case {
         0 => request(&id_text, r#""ping""#, None),
         1 => request(&id_text, r#""tools/list""#, Some("{}")),
@@ -417,6 +417,8 @@ fn generate(rng: &mut Rng, n: usize) -> Message {
                 r#"{"protocolVersion":7,"capabilities":{},"clientInfo":{"name":"alike","version":"1"}}"#,
                 r#"{"protocolVersion":"2025-06-18","clientInfo":{"name":"alike","version":"1"}}"#,
                 r#"{"protocolVersion":"2025-06-18","capabilities":{}}"#,
+                r#"{"protocolVersion":"2025-06-18","capabilities":{"roots":5},"clientInfo":{"name":"alike","version":"1"}}"#,
+                r#"{"protocolVersion":"2025-06-18","capabilities":{"sampling":{}},"clientInfo":{"name":"alike","version":"1","title":"T"}}"#,
             ])),
         ),
         21 => request(
@@ -436,6 +438,40 @@ fn generate(rng: &mut Rng, n: usize) -> Message {
                 &format!(r#"{{"limit":{}{}}}"#, "[".repeat(depth), "]".repeat(depth)),
             )
         }
+        23 => request(
+            &id_text,
+            rng.pick(&[r#""tools/list""#, r#""resources/list""#]),
+            Some(rng.pick(&[
+                r#"{"cursor":null}"#,
+                r#"{"cursor":5}"#,
+                r#"{"cursor":"x"}"#,
+                "null",
+                r#"{"_meta":{"progressToken":1}}"#,
+                r#"{"_meta":{"progressToken":[]}}"#,
+                r#"{"__proto__":{"x":1}}"#,
+            ])),
+        ),
+        24 => request(
+            &id_text,
+            r#""resources/read""#,
+            Some(rng.pick(&[r#"{"uri":null}"#, r#"{"uri":5}"#, "{}", "null"])),
+        ),
+        25 => request(
+            &id_text,
+            r#""tools/call""#,
+            Some(&format!(
+                r#"{{"name":{},"arguments":{args},"_meta":{}}}"#,
+                rng.pick(&["null", r#""list_models""#, r#""get_model""#]),
+                rng.pick(&[
+                    r#"{"progressToken":1}"#,
+                    r#"{"progressToken":"t"}"#,
+                    r#"{"progressToken":true}"#,
+                    r#"{"progressToken":1.5}"#,
+                    r#"{"x":[1,2]}"#,
+                ])
+            )),
+        ),
+        26 => request(&id_text, r#""ping""#, Some(rng.pick(&["null", "{}", r#"{"_meta":{}}"#]))),
         _ => call(&id_text, tool, &args),
     };
     // A batch, a message cut short (no JSON: nothing in it is read), an id given twice (which is

@@ -313,10 +313,16 @@ export function readMessage(text) {
   else return bad(`Invalid Request: params must be an object, not ${kind(given)}`);
   const invalid = (message) => refuse(id, INVALID_PARAMS, message);
   if (!METHODS.includes(method)) return refuse(id, METHOD_NOT_FOUND, `Method not found: ${quoteValue(method, QUOTED)}`);
-  params = params.filter(([name, v]) => !((name === "_meta" || name === "arguments") && v === null));
+  // A null member of params (`_meta`, `arguments`, `cursor`...) is absent.
+  params = params.filter(([, v]) => v !== null);
   const param = (name) => params.find(([n]) => n === name)?.[1];
   const meta = param("_meta");
   if (meta !== undefined && !(meta instanceof JsonObject)) return invalid(`Invalid params: params._meta must be an object, not ${kind(meta)}`);
+  // A progress token is a string or an integer, as an id is (the SDKs' own readers differ).
+  const token = meta?.get("progressToken");
+  if (token !== undefined && typeof token !== "string" && readId(token) === undefined) {
+    return invalid("Invalid params: params._meta.progressToken must be a string or an integer of at most 2^53 - 1 in magnitude");
+  }
   const needString = (name) => {
     const v = param(name);
     if (typeof v === "string") return undefined;
@@ -333,7 +339,7 @@ export function readMessage(text) {
   } else if (method === "resources/read") checked = needString("uri");
   else if (method === "tools/list" || method === "resources/list") {
     const cursor = param("cursor");
-    if (cursor !== undefined && cursor !== null && typeof cursor !== "string") {
+    if (cursor !== undefined && typeof cursor !== "string") {
       checked = invalid(`Invalid params: params.cursor of ${method} must be a string, not ${kind(cursor)}`);
     }
   } else if (method === "initialize") {
