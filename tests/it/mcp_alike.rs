@@ -676,6 +676,76 @@ fn every_message_is_answered_alike_on_stdio_mcp_and_the_edge() {
         transports.push((format!("edge {name}"), answers.collect()));
     }
 
+    // Each of the issue's cases says what was wrong (or answers as the rule says).
+    let stdio_full = &transports[0].1;
+    let answer_of = |id: i64| -> &Value {
+        let at = messages
+            .iter()
+            .position(|m| m.id == Some(json!(id)))
+            .expect("the case");
+        stdio_full[at].1.as_ref().expect("an answer")
+    };
+    let texts = |id: i64| -> Vec<String> {
+        answer_of(id)["result"]["content"]
+            .as_array()
+            .map(|blocks| {
+                blocks
+                    .iter()
+                    .filter_map(|b| b["text"].as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let error = |id: i64| -> (i64, String) {
+        let error = &answer_of(id)["error"];
+        (
+            error["code"].as_i64().unwrap_or_default(),
+            error["message"].as_str().unwrap_or_default().to_string(),
+        )
+    };
+    assert!(
+        answer_of(1).to_string().len() < 2_000,
+        "1: a bounded refusal"
+    );
+    assert!(
+        texts(1)[0].starts_with("unknown field \""),
+        "1: {:?}",
+        texts(1)
+    );
+    assert!(
+        texts(2)[0].starts_with("no field definition for \"nope\""),
+        "2"
+    );
+    assert!(texts(3)[0].starts_with("unknown field \"facts.foo\""), "3");
+    assert!(texts(4)[0].contains("model-demand.demand-history.v1"), "4");
+    assert_eq!(answer_of(5)["result"]["isError"], false, "5");
+    assert_eq!(answer_of(6)["result"]["isError"], false, "6");
+    let (code, says) = error(60);
+    assert!(code == -32602 && says.contains("_meta"), "60: {says}");
+    for (id, written) in [(7, "13.000000000000001"), (70, "99.99999999999999")] {
+        assert!(
+            texts(id)[0].contains(&format!("got \\\"{written}\\\"")),
+            "{id}: {:?}",
+            texts(id)
+        );
+    }
+    for (id, named) in [
+        (8, "lone surrogate"),
+        (80, "\"1e400\""),
+        (81, "deeper than 128"),
+        (82, "deeper than 128"),
+        (9, "\"name\" is given twice"),
+        (10, "params must be an object"),
+    ] {
+        let (code, says) = error(id);
+        assert!(code == -32600 && says.contains(named), "{id}: {says}");
+    }
+    let hint = texts(11);
+    assert!(
+        hint.len() == 2 && hint[1].contains("take the ID as written (here \"acme/alpha-70b\")"),
+        "11: {hint:?}"
+    );
+
     let mut failures = Vec::new();
     let mut answered = 0;
     let mut largest = 0;
