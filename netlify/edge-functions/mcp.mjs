@@ -85,7 +85,8 @@ function mcpServer(request, { catalogue, table }, args) {
       // The fields asked, the query sent and the cut answer, as src/mcp/server.rs makes them.
       return await callTool(call, catalogue, args, (path, query) => answer(request, table, path, query));
     } catch (error) {
-      return { content: [{ type: "text", text: String(error) }], isError: true };
+      // Bounded, whatever the error quotes (a refusal never echoes unbounded input).
+      return { content: [{ type: "text", text: String(error).slice(0, 300) }], isError: true };
     }
   });
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
