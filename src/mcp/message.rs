@@ -153,6 +153,9 @@ struct Reader<'a> {
     text: &'a [u8],
     at: usize,
     problem: Option<Unreadable>,
+    /// Reading the value of the message's own `id` member, and whether it held a lone surrogate.
+    in_id: bool,
+    id_lone: bool,
 }
 
 type Parsed<T> = std::result::Result<T, ()>;
@@ -214,7 +217,9 @@ impl<'a> Reader<'a> {
                     let name = self.string()?;
                     self.skip_space();
                     self.eat(b':')?;
+                    self.in_id = depth == 1 && name == "id";
                     let value = self.value(depth + 1)?;
+                    self.in_id = false;
                     if members.iter().any(|(n, _)| *n == name) {
                         self.note(Unreadable::Duplicate(name));
                     } else {
@@ -440,6 +445,7 @@ impl<'a> Reader<'a> {
     fn code_point(&mut self, unit: u32) -> Parsed<char> {
         let lone = |reader: &mut Reader| {
             reader.note(Unreadable::LoneSurrogate);
+            reader.id_lone |= reader.in_id;
             Ok('\u{fffd}')
         };
         match unit {
@@ -465,19 +471,33 @@ impl<'a> Reader<'a> {
 
 /// Reads `text` as one JSON value: the value and the first unreadable thing, or `Err` when it
 /// is not JSON.
-fn read_json(text: &[u8]) -> Parsed<(Json, Option<Unreadable>)> {
+/// What [`read_json`] read: the value, the first unreadable thing, and whether the message's
+/// own `id` held a lone surrogate (then it is not read).
+struct ReadJson {
+    value: Json,
+    problem: Option<Unreadable>,
+    id_lone: bool,
+}
+
+fn read_json(text: &[u8]) -> Parsed<ReadJson> {
     std::str::from_utf8(text).map_err(|_| ())?;
     let mut reader = Reader {
         text,
         at: 0,
         problem: None,
+        in_id: false,
+        id_lone: false,
     };
     let value = reader.value(1)?;
     reader.skip_space();
     if reader.at != text.len() {
         return Err(());
     }
-    Ok((value, reader.problem))
+    Ok(ReadJson {
+        value,
+        problem: reader.problem,
+        id_lone: reader.id_lone,
+    })
 }
 
 /// The id of a message, when it can be read: a string, or an integer written in plain digits
@@ -585,7 +605,12 @@ pub(crate) fn read(text: &[u8]) -> Read {
     let refuse = |id: Option<RequestId>, code: i32, message: String| {
         Read::Refused(Refusal { id, code, message })
     };
-    let Ok((json, problem)) = read_json(text) else {
+    let Ok(ReadJson {
+        value: json,
+        problem,
+        id_lone,
+    }) = read_json(text)
+    else {
         return refuse(
             None,
             PARSE_ERROR,
@@ -622,12 +647,12 @@ pub(crate) fn read(text: &[u8]) -> Read {
     if id_given.is_some() && !has("method") && (has("result") || has("error")) {
         return Read::Nothing;
     }
-    let id = id_given.and_then(read_id);
+    // An id holding a lone surrogate is not read.
+    let id = id_given.and_then(read_id).filter(|_| !id_lone);
     if let Some(problem) = problem {
-        // An id given twice, or a string id that may hold the lone surrogate, is not read.
-        let id = match (&problem, id_given) {
-            (Unreadable::Duplicate(name), _) if name == "id" => None,
-            (Unreadable::LoneSurrogate, Some(Json::String(s))) if s.contains('\u{fffd}') => None,
+        // An id given twice is not read.
+        let id = match &problem {
+            Unreadable::Duplicate(name) if name == "id" => None,
             _ => id,
         };
         return refuse(id, INVALID_REQUEST, problem.sentence());
@@ -858,6 +883,11 @@ mod tests {
             Read::Message(_)
         ));
         assert_eq!(refused(r#"{"id":1,"#).code, PARSE_ERROR);
+        // An id holding a lone surrogate is not read; one holding U+FFFD itself is.
+        let text = r#"{"jsonrpc":"2.0","id":"\ud800","method":"ping"}"#;
+        assert_eq!(refused(text).id, None);
+        let text = r#"{"jsonrpc":"2.0","id":"\ufffd","method":"ping","params":{"a":"\udc00"}}"#;
+        assert_eq!(refused(text).id, Some(RequestId::String("\u{fffd}".into())));
         assert_eq!(
             refused(r#"{"id":1,"id":2,"method":"ping","jsonrpc":"2.0"}"#).id,
             None

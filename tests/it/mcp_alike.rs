@@ -334,7 +334,16 @@ fn generate(rng: &mut Rng, n: usize) -> Message {
         "no_such_tool",
     ];
     // The id: mostly a readable number or string, sometimes not.
-    let (id_text, id) = match rng.below(20) {
+    let (id_text, id) = match rng.below(26) {
+        20 => (format!("-{n}"), Some(json!(-(n as i64)))),
+        21 => ("\"é\\u00e9☃\"".to_string(), Some(json!("éé☃"))),
+        22 => ("\"\\ud800\"".to_string(), None),
+        23 => ("\"\\ufffd\"".to_string(), Some(json!("\u{fffd}"))),
+        24 => (
+            "9007199254740991".to_string(),
+            Some(json!(9_007_199_254_740_991_i64)),
+        ),
+        25 => ("1e2".to_string(), None),
         0 => ("null".to_string(), None),
         1 => ("1.5".to_string(), None),
         2 => ("9007199254740992".to_string(), None),

@@ -44,6 +44,9 @@ function sentence(problem) {
 export function readJson(text) {
   let at = 0;
   let problem;
+  // Reading the value of the message's own `id` member, and whether it held a lone surrogate.
+  let inId = false;
+  let idLone = false;
   const note = (p) => {
     problem ??= p;
   };
@@ -108,10 +111,12 @@ export function readJson(text) {
           }
           if (!paired) {
             note({ kind: "surrogate" });
+            idLone ||= inId;
             out += "\ufffd";
           }
         } else if (unit >= 0xdc00 && unit <= 0xdfff) {
           note({ kind: "surrogate" });
+          idLone ||= inId;
           out += "\ufffd";
         } else out += String.fromCharCode(unit);
       } else fail();
@@ -196,7 +201,9 @@ export function readJson(text) {
         const name = string();
         skip();
         eat(":");
+        inId = depth === 1 && name === "id";
         const v = value(depth + 1);
+        inId = false;
         if (object.entries.some(([n]) => n === name)) note({ kind: "duplicate", name });
         else object.entries.push([name, v]);
         skip();
@@ -239,7 +246,7 @@ export function readJson(text) {
   const result = value(1);
   skip();
   if (at !== text.length) fail();
-  return { value: result, problem };
+  return { value: result, problem, idLone };
 }
 
 const kind = (v) => {
@@ -278,8 +285,9 @@ export function readMessage(text) {
   const refuse = (id, code, message) => ({ refused: { id: id ?? null, code, message } });
   let json;
   let problem;
+  let idLone;
   try {
-    ({ value: json, problem } = readJson(text));
+    ({ value: json, problem, idLone } = readJson(text));
   } catch (error) {
     if (error instanceof NotJson) return refuse(null, PARSE_ERROR, "Parse error: the message is not JSON");
     throw error;
@@ -290,10 +298,11 @@ export function readMessage(text) {
   const idGiven = json.get("id");
   if (idGiven === undefined && has("method")) return { nothing: true };
   if (idGiven !== undefined && !has("method") && (has("result") || has("error"))) return { nothing: true };
-  let id = idGiven === undefined ? undefined : readId(idGiven);
+  // An id holding a lone surrogate is not read.
+  let id = idGiven === undefined || idLone ? undefined : readId(idGiven);
   if (problem !== undefined) {
+    // An id given twice is not read.
     if (problem.kind === "duplicate" && problem.name === "id") id = undefined;
-    if (problem.kind === "surrogate" && typeof idGiven === "string" && idGiven.includes("\ufffd")) id = undefined;
     return refuse(id, INVALID_REQUEST, sentence(problem));
   }
   if (id === undefined) {
