@@ -142,9 +142,14 @@ pub enum Fields {
     Some(Vec<String>),
 }
 
-/// JSON text of a name, for messages (as JSON.stringify writes it).
+/// The most characters of a name given by the client that a message quotes back: a refusal
+/// never echoes unbounded input (the router quotes its values at the same length).
+pub const QUOTED_CHARS: usize = 64;
+
+/// JSON text of a name, for messages (as JSON.stringify writes it), cut to its first
+/// [`QUOTED_CHARS`] characters and `...` when longer (`quoteValue` in the edge module).
 fn quoted(name: &str) -> String {
-    serde_json::to_string(name).unwrap_or_default()
+    crate::query::quote_value(name, QUOTED_CHARS)
 }
 
 /// Reads a `fields` argument's shape: an array of distinct strings, or `["*"]` alone. `hint`
@@ -199,8 +204,14 @@ pub fn check_record_fields(names: &[String], allowed: &[String]) -> Result<(), S
         if allowed.iter().any(|a| a == name) {
             continue;
         }
-        // A path below an allowed name that is not itself allowed: a value object's member.
-        if let Some(whole) = allowed.iter().find(|a| name.starts_with(&format!("{a}."))) {
+        // A path below an allowed name none of whose own paths is allowed: a value object's
+        // member (`tokens_30d.value`). Below `facts`, whose members may be named, a name not
+        // allowed is simply unknown.
+        let kept_whole = |a: &&String| {
+            let below = format!("{a}.");
+            name.starts_with(&below) && !allowed.iter().any(|other| other.starts_with(&below))
+        };
+        if let Some(whole) = allowed.iter().find(kept_whole) {
             return Err(format!(
                 "{} is inside {}, which is kept whole (its value with its unit, state, reason and source) so that an unknown stays unknown: ask for {}; {hint}",
                 quoted(name),
@@ -330,13 +341,23 @@ fn asks(name: &str, path: &str) -> bool {
     })
 }
 
+/// Why a contract could not be cut: a name asks no definition (the client's error, said to it),
+/// or the site's answer is not the contract's JSON.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ContractCut {
+    /// A name with no definition: the refusal's text.
+    Refused(String),
+    /// The body is not a JSON object with an array of definitions.
+    Malformed(String),
+}
+
 /// The contract `body` without its field definitions (`names` absent), or with only the
 /// definitions of `names` (each must ask at least one), every other member as written.
-pub fn project_contract(body: &str, names: Option<&[String]>) -> Result<String, String> {
+pub fn project_contract(body: &str, names: Option<&[String]>) -> Result<String, ContractCut> {
     let mut out = String::with_capacity(body.len() / 4);
     out.push('{');
     let mut first = true;
-    for (name, value) in members(body)? {
+    for (name, value) in members(body).map_err(ContractCut::Malformed)? {
         let kept = if name != DEFINITIONS {
             value.to_string()
         } else if let Some(names) = names {
@@ -358,10 +379,11 @@ pub fn project_contract(body: &str, names: Option<&[String]>) -> Result<String, 
 }
 
 /// The definitions (an array's text) whose path `names` ask, in the document's order.
-fn definitions_of(array: &str, names: &[String]) -> Result<String, String> {
+fn definitions_of(array: &str, names: &[String]) -> Result<String, ContractCut> {
     let mut paths = Vec::new();
-    for item in items(array)? {
-        let path = members(item)?
+    for item in items(array).map_err(ContractCut::Malformed)? {
+        let path = members(item)
+            .map_err(ContractCut::Malformed)?
             .into_iter()
             .find(|(n, _)| *n == "path")
             .and_then(|(_, v)| serde_json::from_str::<String>(v).ok())
@@ -377,11 +399,11 @@ fn definitions_of(array: &str, names: &[String]) -> Result<String, String> {
                     tops.push(top);
                 }
             }
-            return Err(format!(
+            return Err(ContractCut::Refused(format!(
                 "no field definition for {}; name fields as list_models does (tokens_30d, facts.total_parameters) or as the contract's paths (freshness.state), starting with one of: {}; or [\"*\"] for the whole contract",
                 quoted(name),
                 tops.join(", ")
-            ));
+            )));
         }
     }
     let kept: Vec<&str> = paths
@@ -392,26 +414,30 @@ fn definitions_of(array: &str, names: &[String]) -> Result<String, String> {
     Ok(format!("[{}]", kept.join(",")))
 }
 
-/// The bytes of a tool result as a client receives it: `text` once in a text block (as a JSON
-/// string, escapes counted), and again as `structuredContent` when `structured` (the same compact
-/// JSON), with the result's own members around them.
-pub fn received_bytes(text: &str, structured: bool) -> usize {
-    let escaped: usize = text
-        .chars()
+/// The bytes of a text as a JSON string's contents (escapes counted, quotes not), as
+/// serde_json and `JSON.stringify` write it.
+fn escaped_len(text: &str) -> usize {
+    text.chars()
         .map(|c| match c {
             '"' | '\\' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
             c if (c as u32) < 0x20 => 6,
             c => c.len_utf8(),
         })
-        .sum();
-    // {"content":[{"type":"text","text":…}],"structuredContent":…,"isError":false}
-    let framing = 38 + if structured { 21 } else { 0 } + 17;
-    framing + escaped + if structured { text.len() } else { 0 }
+        .sum()
+}
+
+/// The bytes of a tool result as a client receives it: each of `blocks` once, in a text block
+/// (as a JSON string, escapes counted), with the result's own members around them. A result
+/// carries its JSON once, as text: no `structuredContent` (docs/decisions.md, issue 41).
+pub fn received_bytes(blocks: &[&str]) -> usize {
+    // {"content":[{"type":"text","text":"…"},…],"isError":false}
+    let blocks_bytes: usize = blocks.iter().map(|b| 25 + escaped_len(b)).sum();
+    12 + blocks_bytes + blocks.len().saturating_sub(1) + 18
 }
 
 /// The refusal of a result of `bytes` over `limit`, saying how to ask for less.
 pub fn too_large(bytes: usize, limit: usize, how: &str) -> String {
-    format!("This answer would be {bytes} bytes as sent (its text and structuredContent), over this server's limit of {limit} bytes, so it is refused rather than cut; ask for less: {how}.")
+    format!("This answer would be {bytes} bytes as sent, over this server's limit of {limit} bytes, so it is refused rather than cut; ask for less: {how}.")
 }
 
 #[cfg(test)]
@@ -503,7 +529,10 @@ mod tests {
             project_contract(body, Some(&names(&["tokens_30d", "freshness"]))).expect("cut"),
             r#"{"v":1,"field_definitions":[{"path":"freshness.state","t":1},{"path":"models[].tokens_30d","t":2},{"path":"models[].tokens_30d.value","t":3}],"links":{}}"#
         );
-        let why = project_contract(body, Some(&names(&["tokens"]))).expect_err("unknown");
+        let Err(ContractCut::Refused(why)) = project_contract(body, Some(&names(&["tokens"])))
+        else {
+            panic!("a name without a definition is the client's error");
+        };
         assert!(
             why.contains("one of: freshness, tokens_30d, tokens_7d;"),
             "{why}"
@@ -512,20 +541,36 @@ mod tests {
 
     #[test]
     fn received_bytes_are_the_serialized_result() {
-        for text in [r#"{"a":"b\"c\\d\ne\u0001 é"}"#, "{}"] {
-            let structured: Value = serde_json::from_str(text).expect("JSON");
-            let result = json!({"content": [{"type": "text", "text": text}], "structuredContent": structured, "isError": false});
+        for blocks in [
+            vec![r#"{"a":"b\"c\\d\ne\u0001 é"}"#],
+            vec!["{}"],
+            vec!["{}", "a hint \u{1}"],
+        ] {
+            let content: Vec<Value> = blocks
+                .iter()
+                .map(|t| json!({"type": "text", "text": t}))
+                .collect();
+            let result = json!({"content": content, "isError": false});
             assert_eq!(
-                received_bytes(text, true),
+                received_bytes(&blocks),
                 result.to_string().len(),
-                "{text}"
-            );
-            let plain = json!({"content": [{"type": "text", "text": text}], "isError": false});
-            assert_eq!(
-                received_bytes(text, false),
-                plain.to_string().len(),
-                "{text}"
+                "{blocks:?}"
             );
         }
+    }
+
+    #[test]
+    fn refusals_quote_no_more_than_a_bounded_part_of_a_name() {
+        let allowed = names(&["model_id", "facts", "facts.x", "tokens_30d"]);
+        let long = "\"".repeat(30_000);
+        let why = check_record_fields(std::slice::from_ref(&long), &allowed).expect_err("unknown");
+        assert!(why.len() < 1_000, "{}", why.len());
+        let why = read_fields(Some(&json!([long, long])), "hint").expect_err("repeated");
+        assert!(why.len() < 1_000, "{}", why.len());
+        // Below a member whose own members may be named, a name is unknown, not "kept whole".
+        let why = check_record_fields(&names(&["facts.foo"]), &allowed).expect_err("unknown");
+        assert!(why.starts_with("unknown field \"facts.foo\""), "{why}");
+        let why = check_record_fields(&names(&["tokens_30d.value"]), &allowed).expect_err("whole");
+        assert!(why.contains("kept whole"), "{why}");
     }
 }

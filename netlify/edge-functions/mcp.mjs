@@ -17,12 +17,13 @@ import {
   InitializeRequestSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
+  PingRequestSchema,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ANSWER_HEADERS, jsonRpcError, negotiatedVersion, screen } from "./lib/mcp_http.mjs";
-import { route } from "./lib/query.mjs";
 import { ROUTES, checkRoutes, decisionBody, siteText } from "./lib/site.mjs";
-import { callTool, parseJsonFaithfully, parseKeepingNumbers } from "./lib/tool_call.mjs";
+import { quoteValue, route } from "./lib/query.mjs";
+import { QUOTED_CHARS, callTool, parseKeepingNumbers } from "./lib/tool_call.mjs";
 
 /** Where the build writes the MCP catalogue (src/catalogue.rs, CATALOGUE_PATH). */
 export const CATALOGUE = "/_api/mcp.json";
@@ -63,7 +64,7 @@ async function answer(request, table, path, query) {
 }
 
 /** An SDK server for one request, answering from the catalogue and the routing table. */
-function mcpServer(request, { catalogue, table }, bodyText) {
+function mcpServer(request, { catalogue, table }, args) {
   const server = new Server(catalogue.server_info, { capabilities: CAPABILITIES, instructions: catalogue.instructions });
   // Unknown methods get rmcp's answer (the method as the message), not the SDK's "Method not found".
   server.fallbackRequestHandler = async (message) => {
@@ -79,13 +80,13 @@ function mcpServer(request, { catalogue, table }, bodyText) {
   server.setRequestHandler(CallToolRequestSchema, async (message) => {
     const call = Object.hasOwn(catalogue.calls, message.params.name) ? catalogue.calls[message.params.name] : undefined;
     if (call === undefined) throw rpcError(-32602, "tool not found");
-    // The arguments as written in the request (member order, numbers' text), not as JSON.parse left them.
-    const args = parseJsonFaithfully(bodyText).get("params").get("arguments");
+    // `args`: the arguments as written in the request (member order, numbers' text), read by lib/message.mjs.
     try {
       // The fields asked, the query sent and the cut answer, as src/mcp/server.rs makes them.
       return await callTool(call, catalogue, args, (path, query) => answer(request, table, path, query));
     } catch (error) {
-      return { content: [{ type: "text", text: String(error) }], isError: true };
+      // Bounded, whatever the error quotes (a refusal never echoes unbounded input).
+      return { content: [{ type: "text", text: String(error).slice(0, 300) }], isError: true };
     }
   });
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
@@ -94,7 +95,7 @@ function mcpServer(request, { catalogue, table }, bodyText) {
   server.setRequestHandler(ReadResourceRequestSchema, async (message) => {
     const { uri } = message.params;
     const resource = catalogue.resources.find((r) => r.uri === uri);
-    if (resource === undefined) throw rpcError(-32002, `no resource ${uri}; see resources/list`);
+    if (resource === undefined) throw rpcError(-32002, `no resource ${quoteValue(uri, QUOTED_CHARS)}; see resources/list`);
     const response = await fetch(new URL(resource.path, request.url));
     const text = await response.text();
     if (response.status !== 200) throw rpcError(-32603, `the site answered ${resource.path} with ${response.status}`);
@@ -103,12 +104,28 @@ function mcpServer(request, { catalogue, table }, bodyText) {
   return server;
 }
 
+/** The SDK's schema of each method served (lib/message.mjs METHODS). */
+const REQUEST_SCHEMAS = {
+  initialize: InitializeRequestSchema,
+  ping: PingRequestSchema,
+  "tools/list": ListToolsRequestSchema,
+  "tools/call": CallToolRequestSchema,
+  "resources/list": ListResourcesRequestSchema,
+  "resources/read": ReadResourceRequestSchema,
+};
+
 export default async function mcp(request, _context) {
   const screened = await screen(request);
   if (screened.response) return screened.response;
+  // Params the SDK cannot read as its method's are refused as src/mcp/message.rs refuses the ones
+  // rmcp cannot decode, not with the SDK's validation report.
+  const { id, method } = screened.message;
+  if (!REQUEST_SCHEMAS[method].safeParse(screened.message).success) {
+    return jsonRpcError(200, -32602, `Invalid params: the params of ${method} are not of the shape the method takes`, id);
+  }
   try {
     site ??= loadSite(request);
-    const server = mcpServer(request, await site, screened.text);
+    const server = mcpServer(request, await site, screened.args);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     // The SDK wants both media types in Accept; this server never streams, so application/json

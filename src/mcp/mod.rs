@@ -9,12 +9,14 @@
 //! SECURITY: standard output carries protocol messages only; logs go to standard error. With
 //! `--base-url` only that host is asked, only at fixed API paths, and redirects are not followed.
 
+mod message;
 mod oversized;
 mod server;
 mod source;
 mod stdio;
 mod tools;
 
+pub(crate) use message::{read as read_message, Read};
 pub(crate) use rmcp::model::{ClientJsonRpcMessage, ProtocolVersion, ServerJsonRpcMessage};
 pub(crate) use server::ApiServer;
 pub(crate) use source::Source;

@@ -1,171 +1,22 @@
-//! Request lines over the stdio limit get an answer. rmcp's line transport drops a line over
-//! its limit without a word, so a client that sent one would wait for ever. [`Watched`] sits
-//! under rmcp's reader and sees the same bytes: when the current line passes the limit it
-//! reads the request's `id` from the line's start (the first [`MAX_LINE_BYTES`] bytes, all it
-//! keeps) and reports it; rmcp goes on discarding the rest of the line as it streams past, so
-//! no more than the limit is ever held. [`Answered`], above rmcp's transport, writes the
-//! JSON-RPC error for each report through rmcp's own writer (so it never interleaves with
-//! another answer) and goes on reading.
+//! Request lines over the stdio limit get an answer: the line is read no further than the
+//! limit (`stdio.rs` discards the rest as it streams past), and the request's `id` is read from
+//! the line's start, the first [`MAX_LINE_BYTES`] bytes, all that is kept.
 
-use std::future::{poll_fn, Future};
-use std::pin::{pin, Pin};
-use std::task::{Context, Poll};
+use rmcp::model::RequestId;
 
-use rmcp::model::{ClientJsonRpcMessage, ErrorData, RequestId, ServerJsonRpcMessage};
-use rmcp::transport::Transport;
-use rmcp::RoleServer;
-use tokio::io::{AsyncRead, ReadBuf};
-use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
-
+use super::message::{Refusal, INVALID_REQUEST};
 use super::stdio::MAX_LINE_BYTES;
 
-/// The ID of a request line over the limit (`None` when its start does not hold one).
-type Over = Option<RequestId>;
-
-/// A reader that passes every byte through unchanged and reports each line whose length,
-/// newline included, passes `limit`, the rule rmcp's transport drops a line by.
-pub(crate) struct Watched<R> {
-    inner: R,
-    limit: usize,
-    /// Bytes of the current line read so far.
-    seen: usize,
-    /// The current line's first bytes, at most `limit` of them.
-    start: Vec<u8>,
-    over: UnboundedSender<Over>,
-}
-
-/// A reader over `inner` watching for lines over `limit` bytes, and the receiver of its
-/// reports for [`Answered`].
-pub(crate) fn watch<R>(inner: R, limit: usize) -> (Watched<R>, UnboundedReceiver<Over>) {
-    // Unbounded, yet small: a report is sent only after `limit` bytes were read, and nothing
-    // is read while `Answered` is not polled.
-    let (over, reports) = mpsc::unbounded_channel();
-    let watched = Watched {
-        inner,
-        limit,
-        seen: 0,
-        start: Vec::new(),
-        over,
-    };
-    (watched, reports)
-}
-
-impl<R> Watched<R> {
-    /// Follows the lines through bytes just read.
-    fn observe(&mut self, mut read: &[u8]) {
-        while !read.is_empty() {
-            let newline = read.iter().position(|b| *b == b'\n');
-            let part = &read[..newline.map_or(read.len(), |at| at + 1)];
-            if self.seen <= self.limit {
-                let room = self.limit.saturating_sub(self.start.len());
-                self.start.extend_from_slice(&part[..part.len().min(room)]);
-                self.seen = self.seen.saturating_add(part.len());
-                if self.seen > self.limit {
-                    // The receiver goes only with the transport, which ends the session.
-                    let _ = self.over.send(leading_id(&self.start));
-                    self.start.clear();
-                }
-            }
-            if newline.is_some() {
-                self.seen = 0;
-                self.start.clear();
-            }
-            read = &read[part.len()..];
-        }
-    }
-}
-
-impl<R: AsyncRead + Unpin> AsyncRead for Watched<R> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        let before = buf.filled().len();
-        let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
-        if let Poll::Ready(Ok(())) = polled {
-            self.observe(&buf.filled()[before..]);
-        }
-        polled
-    }
-}
-
-/// A server transport that answers every line [`Watched`] reports with an Invalid Request
-/// error carrying the line's ID, and otherwise is `inner`.
-pub(crate) struct Answered<T> {
-    inner: T,
-    reports: UnboundedReceiver<Over>,
-}
-
-impl<T> Answered<T> {
-    /// `inner`, answering the reports of the [`Watched`] reader under it.
-    pub(crate) fn new(inner: T, reports: UnboundedReceiver<Over>) -> Answered<T> {
-        Answered { inner, reports }
-    }
-}
-
-/// The error for a line over the limit.
-fn too_long(id: Over) -> ServerJsonRpcMessage {
+/// The error for a line over the limit, with the id its start holds (if any).
+pub(crate) fn too_long(id: Option<RequestId>) -> Refusal {
     let message = format!(
         "Invalid Request: the request line is over {MAX_LINE_BYTES} bytes, the most this server \
          reads; it was discarded"
     );
-    ServerJsonRpcMessage::error(ErrorData::invalid_request(message, None), id)
-}
-
-/// What came first: a line over the limit, or rmcp's next message (`None`: the end).
-// Lives a moment on the stack, once a message: boxing the large variant would only add an
-// allocation.
-#[allow(clippy::large_enum_variant)]
-enum Next {
-    Over(Over),
-    Message(Option<ClientJsonRpcMessage>),
-}
-
-impl<T: Transport<RoleServer>> Transport<RoleServer> for Answered<T> {
-    type Error = T::Error;
-
-    fn send(
-        &mut self,
-        item: ServerJsonRpcMessage,
-    ) -> impl Future<Output = std::result::Result<(), Self::Error>> + Send + 'static {
-        self.inner.send(item)
-    }
-
-    async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
-        loop {
-            let next = {
-                // Cancel-safe as rmcp's receive is: a dropped wait loses no report and no byte.
-                let mut message = pin!(self.inner.receive());
-                let reports = &mut self.reports;
-                poll_fn(|cx| {
-                    if let Poll::Ready(Some(id)) = reports.poll_recv(cx) {
-                        return Poll::Ready(Next::Over(id));
-                    }
-                    message.as_mut().poll(cx).map(Next::Message)
-                })
-                .await
-            };
-            match next {
-                Next::Over(id) => {
-                    if self.inner.send(too_long(id)).await.is_err() {
-                        return None;
-                    }
-                }
-                Next::Message(Some(message)) => return Some(message),
-                Next::Message(None) => {
-                    // A line over the limit just before the end is still answered.
-                    while let Ok(id) = self.reports.try_recv() {
-                        let _ = self.inner.send(too_long(id)).await;
-                    }
-                    return None;
-                }
-            }
-        }
-    }
-
-    fn close(&mut self) -> impl Future<Output = std::result::Result<(), Self::Error>> + Send {
-        self.inner.close()
+    Refusal {
+        id,
+        code: INVALID_REQUEST,
+        message,
     }
 }
 
@@ -305,24 +156,5 @@ mod tests {
         assert_eq!(id(r#"[{"id":1}]"#), None);
         assert_eq!(id("not JSON"), None);
         assert_eq!(id(""), None);
-    }
-
-    #[test]
-    fn lines_over_the_limit_are_reported_once_with_their_id() {
-        let (mut watched, mut reports) = watch(tokio::io::empty(), 16);
-        // Exactly at the limit, newline included: not over (rmcp reads it).
-        watched.observe(b"{\"id\":1,\"a\":\"x\"\n");
-        assert!(reports.try_recv().is_err());
-        // Over, across reads, then the next line is followed afresh.
-        watched.observe(b"{\"id\":2,\"a\":\"");
-        watched.observe(b"xxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
-        watched.observe(b"xxxx\"}\n{\"id\":3}\n{\"id\":\"x\",\"a\":\"xxxxxxxxxxxx");
-        assert_eq!(reports.try_recv().ok(), Some(Some(RequestId::Number(2))));
-        assert_eq!(
-            reports.try_recv().ok(),
-            Some(Some(RequestId::String("x".into())))
-        );
-        assert!(reports.try_recv().is_err(), "each line once");
-        assert!(watched.start.len() <= 16, "holds no more than the limit");
     }
 }

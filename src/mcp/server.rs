@@ -18,7 +18,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::source::{Reply, Source};
-use super::tools::{history_target, read_call, refusal, tool_result, NO_HISTORY};
+use super::tools::{history_target, percent_hint, read_call, refusal, tool_result, NO_HISTORY};
 use crate::catalogue::{Call, Catalogue, RecordFields, Shape, CATALOGUE_PATH};
 use crate::contract;
 use crate::site::DEFAULT_BASE_URL;
@@ -163,7 +163,9 @@ impl ServerHandler for ApiServer {
         let Some(call) = self.offer.calls.get(&*request.name) else {
             return Err(ErrorData::invalid_params("tool not found", None));
         };
-        let arguments = request.arguments.unwrap_or_default();
+        // A null argument counts as absent, for every rule below (issue 41).
+        let mut arguments = request.arguments.unwrap_or_default();
+        arguments.retain(|_, value| !value.is_null());
         let (query, asked) = match read_call(call, &self.offer.record_fields, &arguments) {
             Ok(read) => read,
             Err(why) => return Ok(refusal(why).into()),
@@ -171,9 +173,14 @@ impl ServerHandler for ApiServer {
         if let Some(file) = history_target(call, &arguments) {
             let reply = self.fetch(file).await;
             if reply.as_ref().is_ok_and(|r| r.status == 200) {
-                return Ok(
-                    tool_result(reply, call.shape, &asked, self.offer.max_result_bytes).into(),
-                );
+                return Ok(tool_result(
+                    reply,
+                    call.shape,
+                    &asked,
+                    self.offer.max_result_bytes,
+                    None,
+                )
+                .into());
             }
         }
         let target = if query.is_empty() {
@@ -186,7 +193,8 @@ impl ServerHandler for ApiServer {
             // The model is served, and the site has no history file for it.
             return Ok(refusal(NO_HISTORY.to_string()).into());
         }
-        Ok(tool_result(reply, call.shape, &asked, self.offer.max_result_bytes).into())
+        let hint = percent_hint(call, &arguments);
+        Ok(tool_result(reply, call.shape, &asked, self.offer.max_result_bytes, hint).into())
     }
 
     async fn list_resources(
@@ -214,7 +222,10 @@ impl ServerHandler for ApiServer {
     ) -> std::result::Result<ReadResourceResponse, ErrorData> {
         let Some(resource) = self.offer.resources.iter().find(|r| r.uri == request.uri) else {
             return Err(ErrorData::resource_not_found(
-                format!("no resource {}; see resources/list", request.uri),
+                format!(
+                    "no resource {}; see resources/list",
+                    crate::query::quote_value(&request.uri, crate::projection::QUOTED_CHARS)
+                ),
                 None,
             ));
         };

@@ -119,8 +119,10 @@ impl Remote {
     fn get(&self, target: &str) -> std::result::Result<Reply, String> {
         let url = format!("{}{target}", self.base);
         let unreachable = |e: ureq::Error| {
+            // Bounded, whatever the error quotes (a refusal never echoes unbounded input).
+            let why: String = e.to_string().chars().take(300).collect();
             format!(
-                "the site {} cannot be reached ({e}); one attempt was made, nothing was retried",
+                "the site {} cannot be reached ({why}); one attempt was made, nothing was retried",
                 self.base
             )
         };

@@ -2,8 +2,11 @@
 //! streams, with a bound on the requests in flight. While [`MAX_IN_FLIGHT`] requests are
 //! unanswered (their answers not yet written to standard output), the next line is not read,
 //! so a client that writes requests without reading the answers fills its pipe and waits,
-//! instead of growing the server by an answer a request. A line over [`MAX_LINE_BYTES`] gets
-//! an Invalid Request error with its ID (`oversized.rs`) and is discarded as it streams past.
+//! instead of growing the server by an answer a request. Each line is read by the rule every
+//! transport shares (`message.rs`): a line refused there is answered here, with the request's
+//! id whenever it can be read, and the next line is read only once that answer is written. A
+//! line over [`MAX_LINE_BYTES`] gets an Invalid Request error with its ID (`oversized.rs`) and
+//! is discarded as it streams past.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -11,11 +14,13 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::model::{ClientJsonRpcMessage, ClientNotification, RequestId, ServerJsonRpcMessage};
 use rmcp::service::ServerInitializeError;
-use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::Transport;
 use rmcp::{RoleServer, ServiceExt};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::task::JoinHandle;
 
+use super::message::{self, Read};
 use super::oversized;
 use super::server::ApiServer;
 use crate::error::{Error, Result};
@@ -114,12 +119,148 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for Bounded<T> {
     }
 }
 
+/// The standard output, shared by the answers rmcp sends and the refusals [`Lines`] writes;
+/// each message is written whole, a line at a time, under the lock.
+type Output<W> = Arc<tokio::sync::Mutex<W>>;
+
+/// Writes one message's bytes as a line.
+async fn write_line<W: AsyncWrite + Unpin>(
+    output: &tokio::sync::Mutex<W>,
+    mut line: Vec<u8>,
+) -> std::io::Result<()> {
+    line.push(b'\n');
+    let mut output = output.lock().await;
+    output.write_all(&line).await?;
+    output.flush().await
+}
+
+/// The line transport: each line read by [`message::read`], at most [`MAX_LINE_BYTES`] of it
+/// kept, a refused one answered before the next is read.
+pub(super) struct Lines<R, W> {
+    input: R,
+    output: Output<W>,
+    /// The current line's bytes so far (at most the limit), and how many were seen.
+    line: Vec<u8>,
+    seen: usize,
+    /// A refusal being written: the next line is read once it is.
+    writing: Option<JoinHandle<std::io::Result<()>>>,
+}
+
+impl<R, W> Lines<R, W> {
+    pub(super) fn new(input: R, output: W) -> Lines<R, W> {
+        Lines {
+            input,
+            output: Arc::new(tokio::sync::Mutex::new(output)),
+            line: Vec::new(),
+            seen: 0,
+            writing: None,
+        }
+    }
+}
+
+/// A line read: its kept bytes and whether it passed the limit.
+struct Line {
+    bytes: Vec<u8>,
+    over: bool,
+}
+
+impl<R: AsyncBufRead + Unpin, W> Lines<R, W> {
+    /// The next line (without its newline), or `None` at the end of the input. Cancel-safe: the
+    /// part of a line read so far stays in `self`.
+    async fn next_line(&mut self) -> Option<Line> {
+        loop {
+            let buffer = match self.input.fill_buf().await {
+                Ok(buffer) => buffer,
+                Err(_) => return None,
+            };
+            if buffer.is_empty() {
+                if self.seen == 0 {
+                    return None;
+                }
+                return Some(self.take());
+            }
+            let newline = buffer.iter().position(|b| *b == b'\n');
+            let part = &buffer[..newline.unwrap_or(buffer.len())];
+            let room = MAX_LINE_BYTES.saturating_sub(self.line.len());
+            self.line.extend_from_slice(&part[..part.len().min(room)]);
+            self.seen = self.seen.saturating_add(part.len());
+            let used = newline.map_or(buffer.len(), |at| at + 1);
+            self.input.consume(used);
+            if newline.is_some() {
+                return Some(self.take());
+            }
+        }
+    }
+
+    fn take(&mut self) -> Line {
+        // A line with its newline past the limit is over it, as rmcp's transport counted.
+        let over = self.seen >= MAX_LINE_BYTES;
+        self.seen = 0;
+        Line {
+            bytes: std::mem::take(&mut self.line),
+            over,
+        }
+    }
+}
+
+impl<R, W> Transport<RoleServer> for Lines<R, W>
+where
+    R: AsyncBufRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: ServerJsonRpcMessage,
+    ) -> impl Future<Output = std::result::Result<(), Self::Error>> + Send + 'static {
+        let output = Arc::clone(&self.output);
+        let line = serde_json::to_vec(&item);
+        async move { write_line(&output, line?).await }
+    }
+
+    async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
+        loop {
+            if let Some(writing) = self.writing.as_mut() {
+                // Cancel-safe: the write goes on in its task, and is awaited again next time.
+                let written = writing.await;
+                self.writing = None;
+                if !matches!(written, Ok(Ok(()))) {
+                    return None;
+                }
+            }
+            let line = self.next_line().await?;
+            let answer = if line.over {
+                oversized::too_long(oversized::leading_id(&line.bytes)).answer()
+            } else if line.bytes.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            } else {
+                match message::read(&line.bytes) {
+                    Read::Message(message) => return Some(*message),
+                    Read::Nothing => continue,
+                    Read::Refused(refusal) => refusal.answer(),
+                }
+            };
+            let output = Arc::clone(&self.output);
+            self.writing = Some(tokio::spawn(
+                async move { write_line(&output, answer).await },
+            ));
+        }
+    }
+
+    async fn close(&mut self) -> std::result::Result<(), Self::Error> {
+        if let Some(writing) = self.writing.take() {
+            let _ = writing.await;
+        }
+        Ok(())
+    }
+}
+
 /// Serves one stdio session until the client closes standard input (or before initializing).
 pub(super) async fn serve(server: ApiServer) -> Result<()> {
-    let (input, output) = rmcp::transport::io::stdio_pipes();
-    let (input, reports) = oversized::watch(input, MAX_LINE_BYTES);
-    let lines = AsyncRwTransport::new_server(input, output).with_max_line_length(MAX_LINE_BYTES);
-    let transport = Bounded::new(oversized::Answered::new(lines, reports), MAX_IN_FLIGHT);
+    let input = tokio::io::BufReader::with_capacity(MAX_LINE_BYTES, tokio::io::stdin());
+    let lines = Lines::new(input, tokio::io::stdout());
+    let transport = Bounded::new(lines, MAX_IN_FLIGHT);
     eprintln!("model-demand mcp: serving {} on stdio", server.describe());
     let running = match server.serve(transport).await {
         Ok(running) => running,

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::source::Reply;
 use crate::catalogue::{query_text, Call, RecordFields, Shape};
-use crate::projection::{self, Fields};
+use crate::projection::{self, ContractCut, Fields};
 use crate::query::percent_encode;
 
 /// The argument that shapes an answer instead of going into the query.
@@ -63,12 +63,37 @@ pub(super) fn read_call(
             }
         }
     };
+    // An array or object has no text of its own in a query: refused, naming the argument.
+    if let Some((name, value)) = arguments
+        .iter()
+        .find(|(_, v)| v.is_array() || v.is_object())
+    {
+        return Err(nested_argument(name, value, call.shape));
+    }
     for (name, value) in &call.defaults {
         if arguments.get(name).is_none_or(Value::is_null) {
             arguments.insert(name.clone(), Value::String(value.clone()));
         }
     }
     Ok((raw_query(&arguments, call.first.as_deref()), asked))
+}
+
+/// The refusal of an argument that is an array or an object (`fields` of the calls that cut
+/// excepted).
+fn nested_argument(name: &str, value: &Value, shape: Shape) -> String {
+    let kind = if value.is_array() {
+        "an array"
+    } else {
+        "an object"
+    };
+    let except = match shape {
+        Shape::Records | Shape::Contract => " (and fields, a list of names)",
+        Shape::Body | Shape::History => "",
+    };
+    format!(
+        "the argument {} is {kind}: this tool's arguments are strings or numbers{except}",
+        crate::query::quote_value(name, projection::QUOTED_CHARS)
+    )
 }
 
 /// The precomputed file a [`Shape::History`] call reads: when `model_id` is its only argument
@@ -128,15 +153,42 @@ pub(super) fn refusal(text: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text)])
 }
 
-/// The tool result of an answer: its body (cut as `asked` when it is a 200) as the text and
-/// parsed as the structured content; any status but 200 is an error result. An answer that is
-/// not the API's JSON (a CDN's error page), or whose result would pass `max_bytes` as sent, is
-/// an error result saying so.
+/// The hint a `model_id` written percent-encoded (`google%2Fgemma-3-27b-it`) gets when the
+/// model is not found: tool arguments take the ID as written, URLs take it encoded. `None`
+/// when the call has no such argument, or it holds no `%XX` escape.
+pub(crate) fn percent_hint(call: &Call, arguments: &JsonObject) -> Option<String> {
+    let first = call.first.as_deref()?;
+    let id = arguments.get(first)?.as_str()?;
+    let bytes = id.as_bytes();
+    let escaped = bytes
+        .windows(3)
+        .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit());
+    if !escaped {
+        return None;
+    }
+    let quote = |text: &str| crate::query::quote_value(text, projection::QUOTED_CHARS);
+    let decoded = crate::query::percent_decode_path(id)
+        .ok()
+        .filter(|decoded| decoded != id)
+        .map(|decoded| format!(" (here {})", quote(&decoded)))
+        .unwrap_or_default();
+    Some(format!(
+        "{first} {} looks percent-encoded: tool arguments take the ID as written{decoded}, not percent-encoded as in a URL",
+        quote(id)
+    ))
+}
+
+/// The tool result of an answer: its body (cut as `asked` when it is a 200) as the text, once
+/// (no `structuredContent`: docs/decisions.md, issue 41); any status but 200 is an error
+/// result, and a 404 carries `hint` (see [`percent_hint`]) as a second text block. An answer
+/// that is not the API's JSON (a CDN's error page), or whose result would pass `max_bytes` as
+/// sent, is an error result saying so.
 pub(super) fn tool_result(
     reply: std::result::Result<Reply, String>,
     shape: Shape,
     asked: &Asked,
     max_bytes: usize,
+    hint: Option<String>,
 ) -> CallToolResult {
     let reply = match reply {
         Ok(reply) => reply,
@@ -153,19 +205,25 @@ pub(super) fn tool_result(
     };
     let cut = match (reply.status, asked) {
         (200, Asked::Records(names)) => projection::project_records(body, names),
-        (200, Asked::Contract(names)) => projection::project_contract(body, names.as_deref()),
+        (200, Asked::Contract(names)) => {
+            match projection::project_contract(body, names.as_deref()) {
+                Ok(text) => Ok(text),
+                Err(ContractCut::Refused(why)) => return refusal(why),
+                Err(ContractCut::Malformed(why)) => Err(why),
+            }
+        }
         _ => Ok(body.to_string()),
     };
     let Ok(text) = cut else {
         return not_json();
     };
-    let Some(structured) = serde_json::from_str::<Value>(&text)
-        .ok()
-        .filter(Value::is_object)
-    else {
+    if !serde_json::from_str::<Value>(&text).is_ok_and(|v| v.is_object()) {
         return not_json();
-    };
-    let bytes = projection::received_bytes(&text, true);
+    }
+    let hint = hint.filter(|_| reply.status == 404);
+    let mut blocks = vec![text];
+    blocks.extend(hint);
+    let bytes = projection::received_bytes(&blocks.iter().map(String::as_str).collect::<Vec<_>>());
     if bytes > max_bytes {
         return refusal(projection::too_large(
             bytes,
@@ -173,13 +231,12 @@ pub(super) fn tool_result(
             how_to_ask_less(shape),
         ));
     }
-    let mut result = if reply.status == 200 {
-        CallToolResult::success(vec![ContentBlock::text(text)])
+    let content = blocks.into_iter().map(ContentBlock::text).collect();
+    if reply.status == 200 {
+        CallToolResult::success(content)
     } else {
-        CallToolResult::error(vec![ContentBlock::text(text)])
-    };
-    result.structured_content = Some(structured);
-    result
+        CallToolResult::error(content)
+    }
 }
 
 #[cfg(test)]

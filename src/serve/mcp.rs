@@ -12,11 +12,10 @@
 
 use std::io::Read;
 
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::router::{Answer, Body};
-use crate::mcp::{self, ApiServer, ClientJsonRpcMessage, ProtocolVersion};
+use crate::mcp::{self, ApiServer, ProtocolVersion};
 
 /// The public path of the endpoint.
 pub(super) use crate::catalogue::MCP_PATH;
@@ -26,10 +25,8 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 pub const ALLOWED_HEADERS: &str =
     "Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID, Authorization";
 
-/// JSON-RPC error codes: the parse error, an invalid request, and the transport's own
-/// refusals (the official TypeScript SDK's transport uses -32000 for these too).
-const PARSE_ERROR: i64 = -32700;
-const INVALID_REQUEST: i64 = -32600;
+/// The JSON-RPC error code of the transport's own refusals (the official TypeScript SDK's
+/// transport uses -32000 for these too); a message's refusals are `mcp::read_message`'s.
 const TRANSPORT_ERROR: i64 = -32000;
 
 /// True when a request-target names the endpoint (its path, with or without a query).
@@ -99,23 +96,15 @@ pub(super) fn answer(server: &ApiServer, request: &mut tiny_http::Request) -> An
             &format!("Payload Too Large: the body exceeds {MAX_BODY_BYTES} bytes"),
         );
     };
-    let Ok(value) = serde_json::from_slice::<Value>(&body) else {
-        return refusal(400, PARSE_ERROR, "Parse error: the body is not JSON");
-    };
-    if value.is_array() {
-        return refusal(
-            400,
-            INVALID_REQUEST,
-            "Invalid Request: JSON-RPC batches are not supported",
-        );
-    }
-    let is_notification =
-        value.get("method").is_some() && value.get("id").is_none() && value.is_object();
-    let message = match ClientJsonRpcMessage::deserialize(&value) {
-        Ok(message) => message,
-        // A notification nobody knows is still a notification: accepted, ignored.
-        Err(_) if is_notification => return accepted(),
-        Err(_) => return refusal(400, INVALID_REQUEST, "Invalid request"),
+    // The one rule of every transport (src/mcp/message.rs): a refusal carries the request's id
+    // whenever it can be read; a message that is no request this server takes is HTTP 400.
+    let message = match mcp::read_message(&body) {
+        mcp::Read::Message(message) => *message,
+        mcp::Read::Nothing => return accepted(),
+        mcp::Read::Refused(refused) => {
+            let status = if refused.is_bad_message() { 400 } else { 200 };
+            return json_answer(status, refused.answer());
+        }
     };
     match mcp::answer_one(server, message, version) {
         None => accepted(),

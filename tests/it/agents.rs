@@ -1,7 +1,7 @@
 //! Agents within their budgets (issue 34), through the preview server's `/mcp` (rmcp, the same
 //! handler as `model-demand mcp`): `tools/list` within 8 kB, each call with its default
 //! arguments within 30 kB and every answer within 75 kB as the client receives it (the
-//! serialized `result`: text block and `structuredContent`), measured on the small fixture and
+//! serialized `result`: the text block, the JSON sent once since issue 41), measured on the small fixture and
 //! on the bundled sample (56 models); the cut records keep the API's bytes; and the edge
 //! function's module (`netlify/edge-functions/lib/tool_call.mjs`) gives the same results, byte
 //! for byte, as the Rust server, under node (`tests/edge/tool_call.test.mjs`).
@@ -66,7 +66,7 @@ fn budgets(preview: &str, model_id: &str) -> Vec<(String, usize)> {
         assert_eq!(result["isError"], false, "{tool}: {result}");
         assert!(bytes <= DEFAULT_CALL_BUDGET, "{tool}: {bytes} bytes");
         // The size the servers judge by is the size sent.
-        assert_eq!(received_bytes(text(&result), true), bytes, "{tool}");
+        assert_eq!(received_bytes(&[text(&result)]), bytes, "{tool}");
         figures.push((tool.to_string(), bytes));
     }
     figures
@@ -95,11 +95,49 @@ fn default_calls_stay_within_budget_on_the_small_site_and_the_sample() {
     eprintln!("bytes as sent, small fixture: {small_figures:?}");
     eprintln!("bytes as sent, bundled sample: {sample_figures:?}");
 
-    // Past the limit: refused, saying the size and how to ask for less, never cut.
+    // Counted once (issue 41): the top 50 with the default fields fits, and the whole contract.
+    let mut sizes = Vec::new();
     for (tool, arguments) in [
-        ("list_models", json!({"fields": ["*"], "limit": 100})),
+        ("list_models", json!({"limit": 50})),
+        ("list_models", json!({"limit": 100})),
+        ("list_models", json!({"fields": ["*"], "limit": 10})),
         ("get_contract", json!({"fields": ["*"]})),
     ] {
+        let (result, bytes) = call(&preview, tool, arguments.clone());
+        sizes.push((
+            format!("{tool} {arguments}"),
+            bytes,
+            result["isError"] == true,
+        ));
+        if arguments == json!({"limit": 50}) {
+            assert_eq!(result["isError"], false, "the top 50: {bytes} bytes");
+            assert_eq!(received_bytes(&[text(&result)]), bytes);
+        }
+    }
+    // The largest pages that pass, by fields.
+    for fields in [json!(null), json!(["*"])] {
+        let largest = (1..=100)
+            .rev()
+            .find(|limit| {
+                let (result, _) = call(
+                    &preview,
+                    "list_models",
+                    json!({"fields": fields, "limit": limit}),
+                );
+                result["isError"] == false
+            })
+            .unwrap_or(0);
+        sizes.push((
+            format!("largest limit with fields {fields}"),
+            largest,
+            false,
+        ));
+    }
+    eprintln!("bytes as sent, once (issue 41), bundled sample: {sizes:?}");
+
+    // Past the limit: refused, saying the size and how to ask for less, never cut.
+    {
+        let (tool, arguments) = ("list_models", json!({"fields": ["*"], "limit": 100}));
         let (result, bytes) = call(&preview, tool, arguments.clone());
         assert_eq!(result["isError"], true, "{tool} {arguments}");
         assert!(result.get("structuredContent").is_none());

@@ -22,6 +22,7 @@ mod gate_rules;
 mod hf_fixtures;
 mod llms;
 mod mcp;
+mod mcp_alike;
 mod mcp_http;
 mod mcp_protocol;
 mod netlify_dev;

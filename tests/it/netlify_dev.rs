@@ -623,7 +623,8 @@ fn netlify_dev_answers_like_the_preview_server() {
 
 /// Tool arguments a client may write in more than one way (numbers as floats, past 2^53, in
 /// exponent form; values that are not strings or numbers; text outside ASCII): the edge
-/// function reads them as the request wrote them, so its results must be stdio's.
+/// function reads them as the request wrote them, so its results must be the preview server's
+/// for the same request.
 fn argument_forms() -> Vec<common::mcp_client::Case> {
     [
         json!({"limit": 25.0}),
@@ -670,12 +671,16 @@ fn check_mcp(dev: &NetlifyDev, root: &Path, preview: SocketAddr, ids: &[String],
         root.display().to_string(),
     ]);
     let edge_mode = Mode::Url(format!("{base}/mcp"));
-    for (what, calls) in [
-        ("the stdio tests' calls", &cases),
-        ("argument forms", &forms),
+    // The argument forms against the preview server's /mcp, through the same HTTP client: the
+    // Python SDK writes a float on stdio with pydantic's serializer (`1.5e-7`) and over HTTP
+    // with json.dumps (`1.5e-07`), and since issue 41 every server quotes a number as written.
+    let preview_mode = Mode::Url(format!("http://{preview}/mcp"));
+    for (what, calls, reference) in [
+        ("the stdio tests' calls", &cases, &stdio_mode),
+        ("argument forms", &forms, &preview_mode),
     ] {
         let edge = run_client(scratch, &edge_mode, calls);
-        let stdio = run_client(scratch, &stdio_mode, calls);
+        let stdio = run_client(scratch, reference, calls);
         for key in [
             "protocol_version",
             "server_name",
@@ -687,7 +692,7 @@ fn check_mcp(dev: &NetlifyDev, root: &Path, preview: SocketAddr, ids: &[String],
         ] {
             if edge[key] != stdio[key] {
                 panic!(
-                    "{what}: {key} differs between the edge function and stdio:\n{}\n--- netlify dev log ---\n{}",
+                    "{what}: {key} differs between the edge function and its reference (stdio, or the preview server for the argument forms):\n{}\n--- netlify dev log ---\n{}",
                     first_difference(&edge[key].to_string(), &stdio[key].to_string()),
                     dev.log_text()
                 );

@@ -4,7 +4,10 @@
 // most 64 KiB; a JSON-RPC batch, which the 2025-06-18 protocol removed, is an Invalid Request;
 // protocol versions are the set rmcp accepts, not the SDK's longer list; `Accept` needs
 // `application/json` only (or a range holding it), since no answer is ever an event stream.
-// A plain ES module with web standards only, so node's test runner and Deno run it alike.
+// Each message is then read by the rule every transport shares (lib/message.mjs). A plain ES
+// module with web standards only, so node's test runner and Deno run it alike.
+
+import { INVALID_REQUEST, PARSE_ERROR, readMessage } from "./message.mjs";
 
 /** Largest request body read, in bytes. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -77,41 +80,19 @@ export async function readBounded(request, max = MAX_BODY_BYTES) {
     bytes.set(chunk, at);
     at += chunk.byteLength;
   }
-  return { text: new TextDecoder().decode(bytes) };
-}
-
-const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
-const isId = (value) => typeof value === "string" || Number.isSafeInteger(value);
-
-/** True for a JSON-RPC 2.0 request, notification, result or error (what rmcp decodes as a client message). */
-export function isJsonRpcMessage(message) {
-  if (!isObject(message) || message.jsonrpc !== "2.0") return false;
-  const params = message.params === undefined || isObject(message.params);
-  if (typeof message.method === "string") return params && (!("id" in message) || isId(message.id));
-  if (!isId(message.id)) return false;
-  return "result" in message ? isObject(message.result) : isObject(message.error);
-}
-
-/**
- * The params rmcp refuses for the methods this server has, answered as `model-demand mcp` does
- * (JSON-RPC -32601 with the method as the message, from its request decoding): the SDK would
- * give -32602 with a validation report instead.
- */
-function refusedParams(message) {
-  const params = message.params;
-  if (message.method === "tools/call") {
-    const args = isObject(params) ? params.arguments : undefined;
-    return !isObject(params) || typeof params.name !== "string" || !(args === undefined || args === null || isObject(args));
+  // Text that is not UTF-8 (or starts with a byte-order mark) is no JSON, as src/mcp/message.rs reads it.
+  try {
+    return { text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes) };
+  } catch {
+    return { text: "\ufeff" };
   }
-  if (message.method === "resources/read") return !isObject(params) || typeof params.uri !== "string";
-  return false;
 }
 
 /**
  * Checks a request to `/mcp` before the transport sees it, in the preview server's order
  * (src/serve/mcp.rs) and with its messages. Returns `{response}` when the request is answered
- * here, else `{message, text}`: the one JSON-RPC message it carries, parsed, and the body's
- * text (for the tool arguments, read as written).
+ * here, else `{message, args}`: the one JSON-RPC message it carries, as the SDK reads it, and
+ * a tool call's arguments as written (lib/message.mjs).
  */
 export async function screen(request) {
   if (request.method === "OPTIONS") return { response: new Response(null, { status: 204, headers: PREFLIGHT_HEADERS }) };
@@ -136,26 +117,16 @@ export async function screen(request) {
   if (body.tooLarge) {
     return { response: jsonRpcError(413, -32000, `Payload Too Large: the body exceeds ${MAX_BODY_BYTES} bytes`) };
   }
-  let message;
-  try {
-    message = JSON.parse(body.text);
-  } catch {
-    return { response: jsonRpcError(400, -32700, "Parse error: the body is not JSON") };
+  // The one rule of every transport (lib/message.mjs, as src/mcp/message.rs): a refusal carries the
+  // request's id whenever it can be read; a message that is no request this server takes is HTTP 400.
+  const read = readMessage(body.text);
+  if (read.nothing) return { response: new Response(null, { status: 202, headers: ANSWER_HEADERS }) };
+  if (read.refused) {
+    const { id, code, message } = read.refused;
+    const status = code === PARSE_ERROR || code === INVALID_REQUEST ? 400 : 200;
+    return { response: jsonRpcError(status, code, message, id) };
   }
-  if (Array.isArray(message)) {
-    return { response: jsonRpcError(400, -32600, "Invalid Request: JSON-RPC batches are not supported") };
-  }
-  if (!isJsonRpcMessage(message)) {
-    // A notification nobody knows is still a notification: accepted, ignored.
-    if (isObject(message) && "method" in message && !("id" in message)) {
-      return { response: new Response(null, { status: 202, headers: ANSWER_HEADERS }) };
-    }
-    return { response: jsonRpcError(400, -32600, "Invalid request") };
-  }
-  if (typeof message.method === "string" && "id" in message && refusedParams(message)) {
-    return { response: jsonRpcError(200, -32601, message.method, message.id) };
-  }
-  return { message, text: body.text };
+  return { message: read.message, args: read.args };
 }
 
 /** The version `initialize` answers: the client's when accepted, else the latest. */

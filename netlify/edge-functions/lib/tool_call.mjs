@@ -11,6 +11,8 @@
 // request's own text by `parseJsonFaithfully`, which keeps member order, each number's source
 // text and strings as JSON.parse decodes them.
 
+import { percentDecode, quoteValue } from "./query.mjs";
+
 /** A JSON number as written in the request, kept as its source text. */
 export class JsonNumber {
   constructor(source) {
@@ -125,7 +127,6 @@ export function parseJsonFaithfully(text) {
 
 const U64_MAX = 18446744073709551615n;
 const I64_MIN = -9223372036854775808n;
-const TWO_POW_53 = 9007199254740992;
 
 /** A number as serde_json holds it: an exact u64 or i64 when written as one in range, else an f64. */
 function serdeNumber(source) {
@@ -172,15 +173,33 @@ export function serdeJsonText(value) {
   return JSON.stringify(value);
 }
 
+/**
+ * The integer a number's text denotes exactly, as plain digits, or undefined when its written
+ * value has a fraction (`exact_integer`).
+ */
+export function exactInteger(text) {
+  const negative = text.startsWith("-");
+  const unsigned = negative ? text.slice(1) : text;
+  const e = unsigned.search(/[eE]/);
+  const mantissa = e < 0 ? unsigned : unsigned.slice(0, e);
+  const exponentText = e < 0 ? "0" : unsigned.slice(e + 1);
+  const [whole, fraction = ""] = mantissa.split(".");
+  const digits = `${whole}${fraction}`.replace(/^0+/, "");
+  if (digits === "") return "0";
+  const significant = digits.replace(/0+$/, "");
+  const trailing = digits.length - significant.length;
+  const parsed = Number(exponentText.replace(/^\+/, ""));
+  const exponent = Math.min(Math.max(Number.isFinite(parsed) ? parsed : exponentText.startsWith("-") ? -100000 : 100000, -100000), 100000);
+  const scale = exponent - fraction.length + trailing;
+  if (scale < 0) return undefined;
+  return `${negative ? "-" : ""}${significant}${"0".repeat(scale)}`;
+}
+
 /** An argument's text in the query (`text` in src/mcp/tools.rs). */
 export function argumentText(value) {
   if (typeof value === "string") return value;
-  if (value instanceof JsonNumber) {
-    const n = serdeNumber(value.source);
-    if (n.integer !== undefined) return n.integer.toString();
-    if (Number.isInteger(n.float) && Math.abs(n.float) < TWO_POW_53) return String(n.float === 0 ? 0 : n.float);
-    return formatFloat(n.float);
-  }
+  // A number as written: the integer it denotes exactly, else its text (src/mcp/message.rs).
+  if (value instanceof JsonNumber) return exactInteger(value.source) ?? value.source;
   return serdeJsonText(value);
 }
 
@@ -328,6 +347,12 @@ export function items(array) {
 /** A refusal of the arguments: its text is the tool error's. */
 class Refused extends Error {}
 
+/** The most characters of a client's name a message quotes back (`QUOTED_CHARS` in src/projection.rs). */
+export const QUOTED_CHARS = 64;
+
+/** A client's name quoted for a message, cut to QUOTED_CHARS characters (`quoted` in src/projection.rs). */
+const quoted = (name) => quoteValue(name, QUOTED_CHARS);
+
 /** Reads a `fields` argument (`read_fields`): undefined when absent or null, "*" for ["*"], else the names. */
 export function readFields(argument, hint) {
   if (argument === undefined || argument === null) return undefined;
@@ -339,7 +364,7 @@ export function readFields(argument, hint) {
   const names = [];
   argument.forEach((item, i) => {
     if (typeof item !== "string") refuse(`fields[${i}] is not a string`);
-    if (names.includes(item)) refuse(`fields names ${JSON.stringify(item)} more than once`);
+    if (names.includes(item)) refuse(`fields names ${quoted(item)} more than once`);
     names.push(item);
   });
   if (names.includes(ALL)) {
@@ -357,10 +382,11 @@ export function recordHint(allowed) {
 /** Checks `list_models` names (`check_record_fields`). */
 export function checkRecordFields(names, allowed) {
   const hint = recordHint(allowed);
-  const q = JSON.stringify;
+  const q = quoted;
   for (const name of names) {
     if (allowed.includes(name)) continue;
-    const whole = allowed.find((a) => name.startsWith(`${a}.`));
+    // Kept whole: a value object, none of whose own paths is allowed; below `facts` a name not allowed is unknown.
+    const whole = allowed.find((a) => name.startsWith(`${a}.`) && !allowed.some((other) => other.startsWith(`${a}.`)));
     if (whole !== undefined) {
       throw new Refused(
         `${q(name)} is inside ${q(whole)}, which is kept whole (its value with its unit, state, reason and source) so that an unknown stays unknown: ask for ${q(whole)}; ${hint}`
@@ -438,7 +464,7 @@ function definitionsOf(array, names) {
         if (!tops.includes(top)) tops.push(top);
       }
       throw new Refused(
-        `no field definition for ${JSON.stringify(name)}; name fields as list_models does (tokens_30d, facts.total_parameters) or as the contract's paths (freshness.state), starting with one of: ${tops.join(", ")}; or ["*"] for the whole contract`
+        `no field definition for ${quoted(name)}; name fields as list_models does (tokens_30d, facts.total_parameters) or as the contract's paths (freshness.state), starting with one of: ${tops.join(", ")}; or ["*"] for the whole contract`
       );
     }
   }
@@ -455,8 +481,8 @@ export function projectContract(body, names) {
   return `{${out.join(",")}}`;
 }
 
-/** The bytes of a tool result as sent (`received_bytes`). */
-export function receivedBytes(text, structured) {
+/** The bytes of a text as a JSON string's contents, escapes counted (`escaped_len`). */
+function escapedLength(text) {
   let escaped = 0;
   for (const c of text) {
     const code = c.codePointAt(0);
@@ -464,8 +490,13 @@ export function receivedBytes(text, structured) {
     else if (code < 0x20) escaped += 6;
     else escaped += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
   }
-  const framing = 38 + (structured ? 21 : 0) + 17;
-  return framing + escaped + (structured ? encoder.encode(text).length : 0);
+  return escaped;
+}
+
+/** The bytes of a tool result as sent, each text block once (`received_bytes`). */
+export function receivedBytes(blocks) {
+  const inner = blocks.reduce((sum, b) => sum + 25 + escapedLength(b), 0);
+  return 12 + inner + Math.max(blocks.length - 1, 0) + 18;
 }
 
 /** How to ask a tool for a smaller answer (`how_to_ask_less`). */
@@ -477,7 +508,7 @@ export function howToAskLess(shape) {
 
 /** The refusal of a result over the limit (`too_large`). */
 export function tooLarge(bytes, limit, how) {
-  return `This answer would be ${bytes} bytes as sent (its text and structuredContent), over this server's limit of ${limit} bytes, so it is refused rather than cut; ask for less: ${how}.`;
+  return `This answer would be ${bytes} bytes as sent, over this server's limit of ${limit} bytes, so it is refused rather than cut; ask for less: ${how}.`;
 }
 
 /** A tool error with this text and no structured content. */
@@ -517,6 +548,15 @@ export function readCall(call, recordFields, args) {
     if (error instanceof Refused) return { refused: error.message };
     throw error;
   }
+  // An array or object has no text of its own in a query: refused, naming the argument (`nested_argument`).
+  const nested = given.entries.find(([, v]) => Array.isArray(v) || v instanceof JsonObject);
+  if (nested !== undefined) {
+    const [name, v] = nested;
+    const except = call.shape === "records" || call.shape === "contract" ? " (and fields, a list of names)" : "";
+    return {
+      refused: `the argument ${quoted(name)} is ${Array.isArray(v) ? "an array" : "an object"}: this tool's arguments are strings or numbers${except}`,
+    };
+  }
   for (const [name, value] of Object.entries(call.defaults ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const present = given.get(name);
     if (present === undefined || present === null) given.set(name, value);
@@ -524,26 +564,39 @@ export function readCall(call, recordFields, args) {
   return { query: toolQuery(given, call.first), asked };
 }
 
-/** The tool result of an answer `{status, body}` (`tool_result` in src/mcp/tools.rs). */
-export function toolResult({ status, body }, shape, asked, maxBytes) {
+/** The hint of a percent-encoded model_id not found (`percent_hint` in src/mcp/tools.rs), or undefined. */
+export function percentHint(call, args) {
+  const first = call.first;
+  if (!first || !(args instanceof JsonObject)) return undefined;
+  const id = args.get(first);
+  if (typeof id !== "string" || !/%[0-9A-Fa-f]{2}/.test(id)) return undefined;
+  const decoded = percentDecode(id, false);
+  const here = decoded.value !== undefined && decoded.value !== id ? ` (here ${quoted(decoded.value)})` : "";
+  return `${first} ${quoted(id)} looks percent-encoded: tool arguments take the ID as written${here}, not percent-encoded as in a URL`;
+}
+
+/** The tool result of an answer `{status, body}` (`tool_result` in src/mcp/tools.rs): the JSON once, as text. */
+export function toolResult({ status, body }, shape, asked, maxBytes, hint) {
   const notJson = () => refusal(`the site answered ${status} with a body that is not the API's JSON`);
   let text = body;
   try {
     if (status === 200 && asked.kind === "records") text = projectRecords(body, asked.names);
     else if (status === 200 && asked.kind === "contract") text = projectContract(body, asked.names);
-  } catch {
+  } catch (error) {
+    if (error instanceof Refused) return refusal(error.message);
     return notJson();
   }
-  let structured;
+  let parsed;
   try {
-    structured = parseKeepingNumbers(text);
+    parsed = parseKeepingNumbers(text);
   } catch {
     return notJson();
   }
-  if (typeof structured !== "object" || structured === null || Array.isArray(structured)) return notJson();
-  const bytes = receivedBytes(text, true);
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return notJson();
+  const blocks = status === 404 && hint !== undefined ? [text, hint] : [text];
+  const bytes = receivedBytes(blocks);
   if (bytes > maxBytes) return refusal(tooLarge(bytes, maxBytes, howToAskLess(shape)));
-  return { content: [{ type: "text", text }], structuredContent: structured, isError: status !== 200 };
+  return { content: blocks.map((t) => ({ type: "text", text: t })), isError: status !== 200 };
 }
 
 /** The refusal of a served model whose history file the site lacks (`NO_HISTORY`). */
@@ -569,7 +622,10 @@ export async function historyTarget(call, args) {
  * A whole tool call (`call_tool` in src/mcp/server.rs): `args` as parseJsonFaithfully read
  * them, `get(path, query)` the site's `{status, body}` for a path (and query).
  */
-export async function callTool(call, catalogue, args, get) {
+export async function callTool(call, catalogue, given, get) {
+  // A null argument counts as absent, for every rule below (issue 41).
+  const args = new JsonObject();
+  if (given instanceof JsonObject) for (const [name, value] of given.entries) if (value !== null) args.set(name, value);
   const read = readCall(call, catalogue.record_fields, args);
   if (read.refused !== undefined) return refusal(read.refused);
   const max = catalogue.max_result_bytes;
@@ -580,5 +636,5 @@ export async function callTool(call, catalogue, args, get) {
   }
   const answered = await get(call.path, read.query);
   if (call.shape === "history" && answered.status === 200) return refusal(NO_HISTORY);
-  return toolResult(answered, call.shape, read.asked, max);
+  return toolResult(answered, call.shape, read.asked, max, percentHint(call, args));
 }
