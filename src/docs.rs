@@ -1,5 +1,6 @@
-//! The human docs page (`/docs/`): what the API is and is not, the current window as a ranked
-//! table with sparklines, freshness and attribution, the query parameters with example links.
+//! The human docs page (`/docs/`): what the API is and is not, the share chart of the leading
+//! models (`charts.rs`), the current window as a ranked table, freshness and attribution, the
+//! query parameters with example links.
 //! Static HTML from `templates/docs.html`, no external assets; unknown values read "unknown".
 
 use std::fmt::Write;
@@ -11,6 +12,7 @@ use crate::contract::DOCUMENTATION_VERSION;
 use crate::export::FactName;
 use crate::query::{self, percent_encode, Order, SortKey};
 use crate::records::{ModelRecord, ServedModels, Valued};
+use crate::validate::format_date;
 
 const TEMPLATE: &str = include_str!("../templates/docs.html");
 
@@ -45,7 +47,8 @@ pub fn human_count(digits: &str, unit: &str) -> String {
     format!("{value} {unit}").trim_end().to_string()
 }
 
-/// Bytes in decimal units: `141107412992` → `141.1 GB`.
+/// Bytes in decimal SI units with one decimal and the unit, the page's one byte format (the
+/// exact figure is on hover and in the API): `141107412992` → `141.1 GB`.
 pub fn human_bytes(digits: &str) -> String {
     let Ok(value) = digits.parse::<u128>() else {
         return escape(digits);
@@ -74,7 +77,39 @@ pub fn human_share(fraction: &str) -> String {
     }
 }
 
-/// One table cell carrying the exact value in `data-value` and a human rendering.
+/// A reason code in words, as the page says it beside "unknown" (the code itself is on hover
+/// and in the API): `outside_top_50_on_some_days` → "a day outside the top 50".
+pub fn reason_words(code: &str) -> String {
+    let words = match code {
+        "outside_top_50_on_some_days" => "a day outside the top 50",
+        "outside_top_50_on_latest_day" => "outside the top 50 that day",
+        "source_day_missing" => "a day the source did not deliver",
+        "market_total_unavailable" => "a day's market total unknown",
+        "share_7d_unavailable" => "7-day share unknown",
+        "share_prior_7d_unavailable" => "prior 7-day share unknown",
+        "no_endpoint_reported" => "no endpoint reports it",
+        "supply_not_collected" => "supply not collected",
+        "latest_collection_failed" => "latest collection failed",
+        "route_collection_failed" => "its route failed to collect",
+        "no_current_route" => "no current route",
+        "several_current_routes" => "several current routes",
+        other => return other.replace('_', " "),
+    };
+    words.to_string()
+}
+
+/// "unknown" with its reason in words (the code on hover): never a zero.
+fn unknown_html(reason: Option<&str>) -> String {
+    let code = reason.unwrap_or("unavailable");
+    format!(
+        "unknown<small title=\"{}\">{}</small>",
+        escape(code),
+        escape(&reason_words(code))
+    )
+}
+
+/// One table cell carrying the exact value in `data-value` and a human rendering, the exact
+/// figure on hover; an unknown value reads "unknown" with its reason in words.
 fn cell(
     out: &mut String,
     field: &str,
@@ -93,74 +128,99 @@ fn cell(
             );
         }
         None => {
-            let why = reason.unwrap_or("unavailable");
-            let _ = write!(out, "<td class=\"unknown\" data-field=\"{field}\" data-value=\"\" title=\"unknown: {}\">unknown</td>", escape(why));
+            let _ = write!(
+                out,
+                "<td class=\"unknown\" data-field=\"{field}\" data-value=\"\">{}</td>",
+                unknown_html(reason)
+            );
         }
     }
 }
 
-fn valued_cell(
+fn valued_cell<T: ToString>(
     out: &mut String,
     field: &str,
-    v: &Valued<String>,
+    v: &Valued<T>,
     shown: impl FnOnce(&str) -> String,
 ) {
-    cell(out, field, v.value.as_deref(), shown, v.reason.as_deref());
+    let value = v.value.as_ref().map(ToString::to_string);
+    cell(out, field, value.as_deref(), shown, v.reason.as_deref());
 }
 
-/// An inline SVG sparkline of daily tokens; days without a value break the line.
-pub fn sparkline(daily: &[Option<u128>]) -> String {
-    let (width, height) = (120.0, 24.0);
-    // Scaled between the window's smallest and largest day, so day-to-day changes show.
-    let max = daily.iter().flatten().copied().max().unwrap_or(0);
-    let min = daily.iter().flatten().copied().min().unwrap_or(0);
-    let span = (max - min) as f64;
-    let step = if daily.len() > 1 {
-        width / (daily.len() - 1) as f64
-    } else {
-        width
+/// A percentage-point change with its sign and two decimals: `"1.234"` → `+1.23 pp`.
+pub fn human_points(change: &str) -> String {
+    match change.parse::<Decimal>() {
+        Ok(d) => {
+            let sign = if d > Decimal::ZERO { "+" } else { "" };
+            format!("{sign}{:.2} pp", d.round_dp(2))
+        }
+        Err(_) => escape(change),
+    }
+}
+
+/// The trend cell: its direction with the size in percentage points, in plain sight.
+fn trend_cell(out: &mut String, trend: &crate::records::Trend) {
+    let (class, shown) = match (trend.direction, trend.percentage_point_change.as_deref()) {
+        ("up", Some(pp)) => ("up", format!("▲ {}", human_points(pp))),
+        ("down", Some(pp)) => ("down", format!("▼ {}", human_points(pp))),
+        ("flat", Some(pp)) => ("flat", format!("● {}", human_points(pp))),
+        _ => ("unknown", unknown_html(trend.reason.as_deref())),
     };
-    let mut segments: Vec<Vec<String>> = vec![Vec::new()];
-    for (i, day) in daily.iter().enumerate() {
-        match day {
-            Some(tokens) if max > 0 => {
-                let x = i as f64 * step;
-                let level = if span > 0.0 {
-                    (*tokens - min) as f64 / span
-                } else {
-                    0.5
-                };
-                let y = height - 2.0 - level * (height - 4.0);
-                if let Some(segment) = segments.last_mut() {
-                    segment.push(format!("{x:.1},{y:.1}"));
-                }
-            }
-            _ => segments.push(Vec::new()),
-        }
-    }
-    let mut svg = format!(
-        "<svg class=\"spark\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" role=\"img\" aria-label=\"daily tokens over the window\">"
+    let exact = trend
+        .percentage_point_change
+        .as_deref()
+        .map_or_else(String::new, |pp| {
+            format!(" title=\"{} percentage points\"", escape(pp))
+        });
+    let _ = write!(
+        out,
+        "<td class=\"{class}\" data-field=\"trend\" data-value=\"{}\"{exact}>{shown}</td>",
+        trend.direction
     );
-    for segment in segments.iter().filter(|s| !s.is_empty()) {
-        if segment.len() == 1 {
-            let (x, y) = segment[0].split_once(',').unwrap_or(("0", "0"));
-            let _ = write!(
-                svg,
-                "<circle cx=\"{x}\" cy=\"{y}\" r=\"1.5\" fill=\"#0b6bcb\"/>"
-            );
-        } else {
-            let _ = write!(
-                svg,
-                "<polyline fill=\"none\" stroke=\"#0b6bcb\" stroke-width=\"1.5\" points=\"{}\"/>",
-                segment.join(" ")
-            );
-        }
-    }
-    svg.push_str("</svg>");
-    svg
 }
 
-fn row(out: &mut String, record: &ModelRecord, daily: &[Option<u128>]) {
+/// A fact's cell, shown by `shown`.
+fn fact_cell(out: &mut String, record: &ModelRecord, name: FactName, shown: fn(&str) -> String) {
+    let f = record.facts.0.get(name.index());
+    cell(
+        out,
+        name.as_str(),
+        f.and_then(|f| f.value.as_deref()),
+        shown,
+        f.and_then(|f| f.reason.as_deref()),
+    );
+}
+
+/// The supply summary's cells: prices, providers and context, or the supply's own reason.
+fn supply_cells(out: &mut String, supply: &crate::records::SupplyState) {
+    let fields = [
+        "median_input_price_per_million",
+        "median_output_price_per_million",
+        "listed_providers",
+        "maximum_context_tokens",
+    ];
+    let Some(s) = &supply.summary else {
+        for field in fields {
+            cell(
+                out,
+                field,
+                None,
+                |v| v.to_string(),
+                supply.reason.as_deref(),
+            );
+        }
+        return;
+    };
+    let dollars = |v: &str| format!("${}", escape(v));
+    valued_cell(out, fields[0], &s.median_input_price_per_million, dollars);
+    valued_cell(out, fields[1], &s.median_output_price_per_million, dollars);
+    valued_cell(out, fields[2], &s.listed_providers, |v| v.to_string());
+    valued_cell(out, fields[3], &s.maximum_context_tokens, |v| {
+        human_count(v, "")
+    });
+}
+
+fn row(out: &mut String, record: &ModelRecord) {
     let _ = write!(out, "<tr data-model-id=\"{}\">", escape(&record.model_id));
     let rank = record.latest_rank.value.map(|r| r.to_string());
     cell(
@@ -179,45 +239,22 @@ fn row(out: &mut String, record: &ModelRecord, daily: &[Option<u128>]) {
     valued_cell(out, "tokens_30d", &record.tokens_30d, |v| {
         human_count(v, "")
     });
-    let _ = write!(out, "<td>{}</td>", sparkline(daily));
     valued_cell(out, "share_7d", &record.share_7d, human_share);
-    let trend = &record.trend;
-    let arrow = match trend.direction {
-        "up" => "▲ up",
-        "down" => "▼ down",
-        "flat" => "● flat",
-        _ => "unknown",
-    };
-    let class = if trend.direction == "unknown" {
-        "unknown-trend"
-    } else {
-        trend.direction
-    };
-    let title = trend.percentage_point_change.as_deref().map_or_else(
-        || format!("unknown: {}", trend.reason.as_deref().unwrap_or("")),
-        |pp| format!("{pp} percentage points"),
-    );
-    let _ = write!(
+    trend_cell(out, &record.trend);
+    supply_cells(out, &record.supply);
+    fact_cell(out, record, FactName::TotalParameters, |v| {
+        human_count(v, "")
+    });
+    fact_cell(out, record, FactName::ActiveParameters, |v| {
+        human_count(v, "")
+    });
+    fact_cell(out, record, FactName::Bf16WeightsBytes, human_bytes);
+    fact_cell(
         out,
-        "<td class=\"{class}\" data-field=\"trend\" data-value=\"{}\" title=\"{}\">{arrow}</td>",
-        trend.direction,
-        escape(&title)
+        record,
+        FactName::FullSequenceAttentionBytes,
+        human_bytes,
     );
-    for (name, bytes) in [
-        (FactName::TotalParameters, false),
-        (FactName::ActiveParameters, false),
-        (FactName::Bf16WeightsBytes, true),
-    ] {
-        let f = record.facts.0.get(name.index());
-        let name = name.as_str();
-        let value = f.and_then(|f| f.value.as_deref());
-        let reason = f.and_then(|f| f.reason.as_deref());
-        if bytes {
-            cell(out, name, value, human_bytes, reason);
-        } else {
-            cell(out, name, value, |v| human_count(v, ""), reason);
-        }
-    }
     let supply = &record.supply;
     let _ = write!(
         out,
@@ -229,18 +266,81 @@ fn row(out: &mut String, record: &ModelRecord, daily: &[Option<u128>]) {
     out.push_str("</tr>\n");
 }
 
+/// The order of the page's table (and so of the chart's leading models): the API's
+/// `sort=latest_rank&order=asc`, the rank on the window's last day, models without one after
+/// the others by model ID. The first column is that rank, so the two agree.
+pub fn table_order(catalog: &ServedModels) -> Vec<usize> {
+    query::sorted_indices(catalog, SortKey::LatestRank, Order::Asc)
+}
+
 fn table(catalog: &ServedModels) -> String {
-    let mut out = String::from(
-        "<div class=\"scroll\"><table>\n<thead><tr><th>Rank</th><th class=\"model\">Model</th><th>30-day tokens</th><th>Daily tokens</th><th>7-day share</th><th>Trend</th><th>Total params</th><th>Active params</th><th>BF16 weights</th><th>Supply</th></tr></thead>\n<tbody>\n",
+    let mut out = format!(
+        "<div class=\"scroll\" id=\"ranked-table\"><table>\n<thead><tr><th>Rank on {}</th><th class=\"model\">Model</th><th>30-day tokens</th><th>7-day share</th><th>Trend (7 days vs the 7 before)</th><th>Median input, $ per M tokens</th><th>Median output, $ per M tokens</th><th>Providers</th><th>Context, tokens</th><th>Total params</th><th>Active params</th><th>Weights (BF16)</th><th>Cache at full context</th><th>Supply</th></tr></thead>\n<tbody>\n",
+        escape(&catalog.head.window.end_date)
     );
-    for index in query::sorted_indices(catalog, SortKey::Tokens30d, Order::Desc) {
-        row(
-            &mut out,
-            &catalog.records[index],
-            &catalog.daily_tokens[index],
-        );
+    for index in table_order(catalog) {
+        row(&mut out, &catalog.records[index]);
     }
     out.push_str("</tbody></table></div>");
+    out
+}
+
+/// The share chart inline, its links, and its figures as a table (the text alternative).
+fn glance(export: &crate::export::Export, catalog: &ServedModels) -> String {
+    let chart = crate::charts::ShareChart::of(export, catalog);
+    let mut out = format!(
+        "<figure class=\"chart\">{}<figcaption>{} Take it away: <a href=\"{}\">share.svg</a> (SVG); every day of every model: <a href=\"/api/tables/daily.csv\">daily.csv</a>.</figcaption></figure>\n",
+        chart.svg(),
+        escape(&chart.title()),
+        crate::charts::SHARE_PATH
+    );
+    out.push_str("<p>The chart in words: each model's last, first and highest known share of a day's market (the exact value on hover and in <code>daily.csv</code>), and the days it was outside the top 50.</p>\n<ol class=\"chart-data\">\n");
+    for line in &chart.series {
+        let _ = write!(
+            out,
+            "<li data-series=\"{}\"><code>{}</code>: ",
+            escape(&line.model_id),
+            escape(&line.model_id)
+        );
+        let ends = line.ends();
+        let points = [
+            ("last", "last", ends.map(|(_, last)| last)),
+            ("first", "first", ends.map(|(first, _)| first)),
+            (
+                "highest",
+                "highest",
+                line.highest().map(|(i, text, _)| (i, text)),
+            ),
+        ];
+        if ends.is_none() {
+            out.push_str("<span class=\"unknown\">no known share in the history</span>");
+        }
+        for (k, (name, label, point)) in points.into_iter().enumerate() {
+            let Some((i, text)) = point else { continue };
+            let (open, close) = if k == 0 {
+                ("", "")
+            } else if k == 1 {
+                (" (", "")
+            } else {
+                ("; ", ")")
+            };
+            let _ = write!(
+                out,
+                "{open}{label} <span data-share=\"{name}\" data-date=\"{}\" data-value=\"{}\" title=\"{}\">{} on {}</span>{close}",
+                format_date(chart.dates[i]),
+                escape(text),
+                escape(text),
+                human_share(text),
+                format_date(chart.dates[i])
+            );
+        }
+        let _ = writeln!(
+            out,
+            "; outside the top 50 on {} day(s).</li>",
+            line.days_outside
+        );
+    }
+    out.push_str("</ol>");
     out
 }
 
@@ -324,13 +424,31 @@ fn examples(catalog: Option<&ServedModels>) -> String {
         .join("\n")
 }
 
-/// Every served model's twelve facts, in ranked order, each value linked to the evidence its
-/// `source_url` pins; an unknown fact shows its state and reason.
+/// A fact's value for people, by its unit: bytes by [`human_bytes`] (the page's one byte
+/// format), counts by [`human_count`] with their unit, names as they are.
+fn human_fact(value: &str, unit: &str) -> String {
+    match unit {
+        "bytes" => human_bytes(value),
+        "bytes_per_token" => format!("{} per token", human_bytes(value)),
+        "architecture" | "format" => escape(value),
+        "bits" => format!("{} bits", escape(value)),
+        other => format!("{} {}", human_count(value, ""), other.replace('_', " ")),
+    }
+}
+
+/// The twelve facts of every served model that has at least one, in the table's order, each
+/// value linked to the evidence its `source_url` pins (the exact figure on hover); an unknown
+/// fact shows its state and reason. The models with none are counted in one line.
 fn model_facts(catalog: &ServedModels) -> String {
     let mut out = String::new();
-    for index in query::sorted_indices(catalog, SortKey::Tokens30d, Order::Desc) {
+    let mut none: Vec<&str> = Vec::new();
+    for index in table_order(catalog) {
         let record = &catalog.records[index];
         let known = record.facts.0.iter().filter(|f| f.value.is_some()).count();
+        if known == 0 {
+            none.push(&record.model_id);
+            continue;
+        }
         let _ = write!(
             out,
             "<details data-model=\"{id}\"><summary><code>{id}</code> ({known} of {} facts known)</summary><dl>",
@@ -341,18 +459,16 @@ fn model_facts(catalog: &ServedModels) -> String {
             let _ = write!(out, "<dt>{}</dt>", spec.name);
             match (&fact.value, &fact.source_url) {
                 (Some(value), Some(url)) => {
-                    let shown = match spec.kind {
-                        crate::export::FactKind::Name => escape(value),
-                        _ => human_count(value, ""),
-                    };
                     let _ = write!(
                         out,
-                        "<dd data-fact=\"{}\" data-value=\"{}\"><a href=\"{}\" title=\"evidence: {}\">{shown}</a> {}</dd>",
+                        "<dd data-fact=\"{}\" data-value=\"{}\"><a href=\"{}\" title=\"{} {}; evidence: {}\">{}</a></dd>",
                         spec.name,
                         escape(value),
                         escape(url),
+                        escape(value),
+                        spec.unit.replace('_', " "),
                         escape(url),
-                        spec.unit.replace('_', " ")
+                        human_fact(value, spec.unit)
                     );
                 }
                 _ => {
@@ -367,6 +483,16 @@ fn model_facts(catalog: &ServedModels) -> String {
             }
         }
         out.push_str("</dl></details>\n");
+    }
+    if !none.is_empty() {
+        let _ = writeln!(
+            out,
+            "<p id=\"no-facts\" data-count=\"{}\">{} of the {} models have none of the twelve facts known yet ({}); each fact's reason is in the API and in <a href=\"/api/tables/models.csv\">models.csv</a>.</p>",
+            none.len(),
+            none.len(),
+            catalog.records.len(),
+            none.iter().map(|id| format!("<code>{}</code>", escape(id))).collect::<Vec<_>>().join(", ")
+        );
     }
     out
 }
@@ -416,13 +542,18 @@ fn sample_notice(catalog: Option<&ServedModels>) -> String {
 
 /// The docs page of a build published at `base_url`; `catalog` is `None` for a site without
 /// accepted data.
-pub fn page(catalog: Option<&ServedModels>, base_url: &str) -> String {
+pub fn page(data: Option<(&crate::export::Export, &ServedModels)>, base_url: &str) -> String {
+    let catalog = data.map(|(_, c)| c);
     let facts_html =
         catalog.map_or_else(|| "<p>No data in this build.</p>".to_string(), model_facts);
+    let glance_html = data.map_or_else(
+        || "<p>No data in this build.</p>".to_string(),
+        |(export, c)| glance(export, c),
+    );
     let (status_html, caption, table_html, attribution) = match catalog {
         Some(c) => (
             status(c),
-            format!("Ordered by 30-day tokens, highest first; the rank column is the rank on the window's last day, {}. With a mouse, hover a value for its exact figure or the reason it is unknown; the API gives both for every value.", c.head.window.end_date),
+            format!("Ordered by the rank on the window's last day, {}, as the first column says; the models outside the top 50 that day follow, by model ID. The trend is the change of the 7-day share from the 7 days before, in percentage points (pp). An unknown value says why; hover a value for its exact figure, which the API and the tables give for every value.", c.head.window.end_date),
             table(c),
             escape(&c.head.source.attribution),
         ),
@@ -436,6 +567,7 @@ pub fn page(catalog: Option<&ServedModels>, base_url: &str) -> String {
     TEMPLATE
         .replace("{{status}}", &status_html)
         .replace("{{table_caption}}", &escape(&caption))
+        .replace("{{glance}}", &glance_html)
         .replace("{{table}}", &table_html)
         .replace("{{model_facts}}", &facts_html)
         .replace("{{supply_states}}", &supply_states())
@@ -487,19 +619,19 @@ mod tests {
         assert_eq!(human_count("155850000000", ""), "155.85 B");
         assert_eq!(human_count("999", ""), "999");
         assert_eq!(human_bytes("141107412992"), "141.1 GB");
+        assert_eq!(human_bytes("54000000000"), "54.0 GB");
+        assert_eq!(human_fact("81920", "bytes_per_token"), "81.9 kB per token");
+        assert_eq!(human_points("1.234567"), "+1.23 pp");
+        assert_eq!(human_points("-0.5"), "-0.50 pp");
+        assert_eq!(
+            reason_words("outside_top_50_on_some_days"),
+            "a day outside the top 50"
+        );
         assert_eq!(human_share("0.380053576914"), "38.01 %");
         assert_eq!(human_share("0"), "0 %");
         assert_eq!(
             escape("<a href=\"x\">&'"),
             "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
         );
-    }
-
-    #[test]
-    fn sparklines_break_at_unknown_days() {
-        let svg = sparkline(&[Some(1), Some(2), None, Some(3), Some(4)]);
-        assert_eq!(svg.matches("<polyline").count(), 2);
-        let single = sparkline(&[None, Some(1), None]);
-        assert!(single.contains("<circle"));
     }
 }
