@@ -1,6 +1,6 @@
 //! The charts and the page's figures (issue 42): `/charts/share.svg` in both layouts with its
-//! headers, byte-identical across builds and layouts, listed in the manifest, inlined in and
-//! linked from the docs page; the edge example's missing day, unknown market total, days outside
+//! headers, byte-identical across builds and layouts, listed in the manifest, drawn again by
+//! `verify`, inlined in and linked from the docs page; the edge example's missing day, unknown market total, days outside
 //! the top 50 and a model with no known share as gaps and words, never zero; every share drawn
 //! equal to `daily.csv`; the figures the page prints for the leading models equal to the API's
 //! records as the independent oracle derives them, on the small fixture and the bundled sample.
@@ -13,6 +13,7 @@ use model_demand::charts::{DayState, ShareChart, LEADING, SHARE_PATH};
 use model_demand::docs::{human_points, human_share};
 use model_demand::edge::Layout;
 use model_demand::serve::Site;
+use model_demand::site::sha256_hex;
 use serde_json::Value;
 
 use crate::tables::{table, EDGE_NOW};
@@ -81,6 +82,36 @@ fn the_share_chart_is_a_file_of_its_own_in_both_layouts() {
     let answer = site.resolve("GET", SHARE_PATH, None);
     assert_eq!(answer.status, 503);
     assert_eq!(answer.header("Content-Type"), Some("application/json"));
+}
+
+#[test]
+fn verify_names_a_chart_that_is_not_the_feeds_chart() {
+    let dir = common::tempdir().expect("temp dir");
+    let root = dir.path().join("site");
+    common::build_small_as(&root, Layout::Edge);
+    model_demand::verify::verify(&root).expect("a fresh build verifies");
+    // One colour changed, the size kept and the manifest agreeing: only the chart's own check
+    // can see it.
+    let key = "charts/share.svg";
+    let old = std::fs::read(root.join(key)).expect("chart");
+    let text = String::from_utf8(old.clone())
+        .expect("UTF-8")
+        .replacen("#0b6bcb", "#0b6bcc", 1);
+    std::fs::write(root.join(key), &text).expect("write");
+    let manifest_path = root.join(model_demand::manifest::MANIFEST);
+    let manifest = std::fs::read_to_string(&manifest_path)
+        .expect("manifest")
+        .replace(&sha256_hex(&old), &sha256_hex(text.as_bytes()));
+    std::fs::write(&manifest_path, manifest).expect("write");
+    match model_demand::verify::verify(&root) {
+        Err(model_demand::error::Error::Verify(found)) => assert_eq!(
+            found,
+            [format!(
+                "{key}: differs from the chart drawn again from the site's own feeds"
+            )]
+        ),
+        other => panic!("expected the chart named, got {other:?}"),
+    }
 }
 
 #[test]
