@@ -373,24 +373,32 @@ fn percent_label(fraction: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-/// The labelled dates: each month's first day over a long history, else every seventh day.
+/// The labelled dates: over a long history the first day of a month (of every second, third …
+/// month, so that at most six are labelled), else every seventh day.
 fn x_ticks(dates: &[Date]) -> Vec<(usize, String)> {
-    let label = |d: &Date| format!("{} {}", &d.month().to_string()[..3], d.day());
-    if dates.len() > 45 {
-        dates
-            .iter()
-            .enumerate()
-            .filter(|(_, d)| d.day() == 1)
-            .map(|(i, d)| (i, label(d)))
-            .collect()
-    } else {
-        dates
+    let label = |d: &Date| {
+        let month = d.month().to_string();
+        format!("{} {}", month.get(..3).unwrap_or(&month), d.day())
+    };
+    if dates.len() <= 45 {
+        return dates
             .iter()
             .enumerate()
             .step_by(7)
             .map(|(i, d)| (i, label(d)))
-            .collect()
+            .collect();
     }
+    let firsts: Vec<(usize, &Date)> = dates
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.day() == 1)
+        .collect();
+    let stride = firsts.len().div_ceil(6).max(1);
+    firsts
+        .into_iter()
+        .step_by(stride)
+        .map(|(i, d)| (i, label(d)))
+        .collect()
 }
 
 /// Runs of consecutive known points (index and value): a gap ends a run.
@@ -435,6 +443,19 @@ mod tests {
         assert_eq!(percent_label(scale(0.38).1), "10");
         assert_eq!(percent_label(scale(0.023).0), "2.5");
         assert_eq!(percent_label(scale(0.0).0), "1");
+    }
+
+    #[test]
+    fn at_most_six_dates_are_labelled() {
+        let start = time::macros::date!(2025 - 01 - 01);
+        let days =
+            |n: i64| -> Vec<Date> { (0..n).map(|i| start + time::Duration::days(i)).collect() };
+        assert_eq!(x_ticks(&days(30)).len(), 5);
+        assert_eq!(x_ticks(&days(120))[0], (0, "Jan 1".to_string()));
+        for n in [46, 120, 400, 1000] {
+            let ticks = x_ticks(&days(n));
+            assert!((1..=6).contains(&ticks.len()), "{n}: {ticks:?}");
+        }
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! The charts and the page's figures (issue 42): `/charts/share.svg` in both layouts with its
 //! headers, byte-identical across builds and layouts, listed in the manifest, drawn again by
-//! `verify`, inlined in and linked from the docs page; the edge example's missing day, unknown market total, days outside
-//! the top 50 and a model with no known share as gaps and words, never zero; every share drawn
-//! equal to `daily.csv`; the figures the page prints for the leading models equal to the API's
+//! `verify`, inlined in and linked from the docs page; the edge example's missing day, unknown
+//! market total, days outside the top 50 and a model with no known share as gaps and words,
+//! never zero; every share drawn equal to `daily.csv`; the figures the page prints for the leading models equal to the API's
 //! records as the independent oracle derives them, on the small fixture and the bundled sample.
 
 use crate::common;
@@ -185,8 +185,17 @@ fn the_edge_example_draws_gaps_never_zero() {
         .description()
         .contains("nobody/no-such-model: no known share in the history"));
 
-    // The page says why a 30-day total is unknown, in words, never a zero.
+    // The page says why a 30-day total is unknown, in words, never a zero: every row is the
+    // oracle's record, an unknown value "unknown" with its reason.
     let page = model_demand::docs::page(Some((&inputs.export, &catalog)), "https://x.test");
+    let oracle = common::oracle::Inputs::fixture("tests/fixtures/edge", EDGE_NOW);
+    let body = oracle
+        .bodies(&["sort=latest_rank&order=asc&limit=100".to_string()])
+        .remove(0);
+    common::docs_table::assert_rows_are_the_records(
+        &crate::docs::rows(&page),
+        body["models"].as_array().expect("models"),
+    );
     assert!(page.contains("a day outside the top 50"));
     assert!(page.contains("a day the source did not deliver"));
     assert!(page.contains(">1 not delivered, 1 market total unknown<"));

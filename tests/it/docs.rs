@@ -6,7 +6,7 @@ use crate::common;
 use common::docs_table::{assert_rows_are_the_records, oracle_records, Cells};
 
 /// Rows of the page's table, with their model IDs.
-fn rows(html: &str) -> Vec<(String, Cells)> {
+pub(crate) fn rows(html: &str) -> Vec<(String, Cells)> {
     let mut out = Vec::new();
     for chunk in html.split("<tr data-model-id=\"").skip(1) {
         let (id, rest) = chunk.split_once('"').expect("id");
