@@ -178,7 +178,7 @@ impl ShareChart {
     pub fn title(&self) -> String {
         match (self.dates.first(), self.dates.last()) {
             (Some(first), Some(last)) => format!(
-                "Daily share of the market of the top {} models of {}, {} to {}",
+                "Daily share of the market of the {} leading models by rank on {}, {} to {}",
                 self.series.len(),
                 self.ranked_on,
                 format_date(*first),
@@ -235,7 +235,7 @@ impl ShareChart {
 <title id=\"share-title\">{}</title><desc id=\"share-desc\">{}</desc>\
 <rect width=\"{WIDTH}\" height=\"{height}\" fill=\"#fff\"/>\
 <text x=\"4\" y=\"17\" font-weight=\"600\" fill=\"#1b1f24\">Daily share of the market</text>\
-<text x=\"4\" y=\"34\" fill=\"#5b6470\">Top {} models of {}; a gap: no share known</text>",
+<text x=\"4\" y=\"34\" fill=\"#5b6470\">{} leading by rank on {}; a gap: no share</text>",
             escape(&self.title()),
             escape(&self.description()),
             self.series.len(),
