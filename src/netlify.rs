@@ -80,13 +80,14 @@ const COMMON_HEADER_RULES: [HeaderRule; 10] = [
 
 /// The rules of the tables and the charts, in the `_headers` of a site with data only: a site
 /// without data answers their addresses with the JSON 503, which must not be labelled CSV or SVG.
-const TABLE_HEADER_RULES: [HeaderRule; 6] = [
+const TABLE_HEADER_RULES: [HeaderRule; 7] = [
     (tables::DATAPACKAGE_PATH, &JSON_HEADERS),
     (tables::CSV_PATHS[0], &CSV_HEADERS),
     (tables::CSV_PATHS[1], &CSV_HEADERS),
     (tables::CSV_PATHS[2], &CSV_HEADERS),
     (tables::CSV_PATHS[3], &CSV_HEADERS),
-    (charts::SHARE_PATH, &SVG_HEADERS),
+    (charts::CHART_PATHS[0], &SVG_HEADERS),
+    (charts::CHART_PATHS[1], &SVG_HEADERS),
 ];
 
 /// Path patterns of a site's `_headers`, with the header set each gets.
@@ -242,7 +243,7 @@ fn not_found_lines(out: &mut String) {
 
 /// Paths a site without data answers with 503 `data_unavailable`: the model route, the feeds,
 /// the tables and the charts.
-pub const UNAVAILABLE_PATHS: [&str; 9] = [
+pub const UNAVAILABLE_PATHS: [&str; 10] = [
     MODELS_PATH,
     "/api/export",
     "/api/supply",
@@ -251,7 +252,8 @@ pub const UNAVAILABLE_PATHS: [&str; 9] = [
     tables::CSV_PATHS[1],
     tables::CSV_PATHS[2],
     tables::CSV_PATHS[3],
-    charts::SHARE_PATH,
+    charts::CHART_PATHS[0],
+    charts::CHART_PATHS[1],
 ];
 
 /// Files of the site that configure the CDN and are never served.

@@ -257,7 +257,8 @@ fn check_unavailable(site: &Site, differences: &mut Vec<String>) -> usize {
         crate::tables::CSV_PATHS[1],
         crate::tables::CSV_PATHS[2],
         crate::tables::CSV_PATHS[3],
-        crate::charts::SHARE_PATH,
+        crate::charts::CHART_PATHS[0],
+        crate::charts::CHART_PATHS[1],
     ];
     for target in targets {
         let status = site.resolve("GET", target, None).status;

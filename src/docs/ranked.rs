@@ -229,7 +229,7 @@ pub(super) fn glance(export: &crate::export::Export, catalog: &ServedModels) -> 
         escape(&chart.title()),
         crate::charts::SHARE_PATH
     );
-    out.push_str("<p>The chart in words: each model's last, first and highest known share of a day's market (the exact value on hover and in <code>daily.csv</code>), and the days it was outside the top 50.</p>\n<ol class=\"chart-data\">\n");
+    out.push_str("<p>The share chart in words: each model's last, first and highest known share of a day's market (the exact value on hover and in <code>daily.csv</code>), and the days it was outside the top 50.</p>\n<ol class=\"chart-data\">\n");
     for line in &chart.series {
         let _ = write!(
             out,
@@ -275,6 +275,14 @@ pub(super) fn glance(export: &crate::export::Export, catalog: &ServedModels) -> 
             line.days_outside
         );
     }
-    out.push_str("</ol>");
+    out.push_str("</ol>\n");
+    let trend = crate::charts::TrendChart::of(catalog);
+    let _ = writeln!(
+        out,
+        "<figure class=\"chart\">{}<figcaption>{}. Take it away: <a href=\"{}\">trend.svg</a> (SVG); every model's trend is in the table below.</figcaption></figure>",
+        trend.svg(),
+        escape(&trend.title()),
+        crate::charts::TREND_PATH
+    );
     out
 }

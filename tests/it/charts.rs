@@ -9,11 +9,12 @@ use crate::common;
 
 use std::collections::BTreeMap;
 
-use model_demand::charts::{DayState, ShareChart, LEADING, SHARE_PATH};
+use model_demand::charts::{DayState, ShareChart, TrendChart, CHART_PATHS, LEADING, MOVES};
 use model_demand::docs::{human_points, human_share};
 use model_demand::edge::Layout;
 use model_demand::serve::Site;
 use model_demand::site::sha256_hex;
+use rust_decimal::Decimal;
 use serde_json::Value;
 
 use crate::tables::{table, EDGE_NOW};
@@ -26,9 +27,9 @@ fn edge() -> (model_demand::Inputs, model_demand::records::ServedModels) {
 }
 
 #[test]
-fn the_share_chart_is_a_file_of_its_own_in_both_layouts() {
+fn each_chart_is_a_file_of_its_own_in_both_layouts() {
     let dir = common::tempdir().expect("temp dir");
-    let mut bodies = Vec::new();
+    let mut bodies: BTreeMap<&str, Vec<Vec<u8>>> = BTreeMap::new();
     for (name, layout) in [
         ("full", Layout::Full),
         ("edge", Layout::Edge),
@@ -37,41 +38,52 @@ fn the_share_chart_is_a_file_of_its_own_in_both_layouts() {
         let root = dir.path().join(name);
         common::build_small_as(&root, layout);
         let site = Site::open(&root).expect("the site opens");
-        let answer = site.resolve("GET", SHARE_PATH, None);
-        assert_eq!(answer.status, 200, "{name}");
-        assert_eq!(answer.header("Content-Type"), Some("image/svg+xml"));
-        assert_eq!(answer.header("Access-Control-Allow-Origin"), Some("*"));
-        let body = site.read_body(&answer.body).expect("body");
         let manifest = std::fs::read_to_string(root.join("manifest.json")).expect("manifest");
-        assert!(manifest.contains("\"charts/share.svg\""), "{name}: listed");
         let headers = std::fs::read_to_string(root.join("_headers")).expect("_headers");
-        assert!(headers.contains("/charts/share.svg\n  Content-Type: image/svg+xml\n"));
-        // The page inlines the very element the file holds, and links the file and the tables.
         let page = std::fs::read_to_string(root.join("docs/index.html")).expect("page");
-        let text = String::from_utf8(body.clone()).expect("UTF-8");
-        let element = text
-            .split_once('\n')
-            .map(|(_, svg)| svg.trim_end())
-            .expect("an XML declaration, then the element");
-        assert!(text.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns="));
-        assert!(page.contains(element), "{name}: the page inlines the chart");
+        for path in CHART_PATHS {
+            let answer = site.resolve("GET", path, None);
+            assert_eq!(answer.status, 200, "{name} {path}");
+            assert_eq!(answer.header("Content-Type"), Some("image/svg+xml"));
+            assert_eq!(answer.header("Access-Control-Allow-Origin"), Some("*"));
+            let body = site.read_body(&answer.body).expect("body");
+            let key = path.trim_start_matches('/');
+            assert!(
+                manifest.contains(&format!("\"{key}\"")),
+                "{name}: {key} listed"
+            );
+            assert!(headers.contains(&format!("{path}\n  Content-Type: image/svg+xml\n")));
+            // The page inlines the very element the file holds, and links the file.
+            let text = String::from_utf8(body.clone()).expect("UTF-8");
+            let element = text
+                .split_once('\n')
+                .map(|(_, svg)| svg.trim_end())
+                .expect("an XML declaration, then the element");
+            assert!(text.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns="));
+            assert!(page.contains(element), "{name}: the page inlines {path}");
+            assert!(
+                page.contains(&format!("href=\"{path}\"")),
+                "{name}: links {path}"
+            );
+            assert!(!text.contains("NaN") && !text.contains("inf"), "{text}");
+            bodies.entry(path).or_default().push(body);
+        }
         for link in [
-            "href=\"/charts/share.svg\"",
             "href=\"/api/tables/datapackage.json\"",
             "href=\"/api/tables/daily.csv\"",
             "href=\"/api/tables/models.csv\"",
         ] {
             assert!(page.contains(link), "{name}: the page links {link}");
         }
-        assert!(!text.contains("NaN") && !text.contains("inf"), "{text}");
-        bodies.push(body);
     }
-    assert!(
-        bodies.windows(2).all(|w| w[0] == w[1]),
-        "byte-identical across layouts and builds"
-    );
+    for (path, bodies) in bodies {
+        assert!(
+            bodies.windows(2).all(|w| w[0] == w[1]),
+            "{path}: byte-identical across layouts and builds"
+        );
+    }
 
-    // A site without data answers the chart's address with the JSON 503, as the tables.
+    // A site without data answers the charts' addresses with the JSON 503, as the tables.
     let none = dir.path().join("none");
     model_demand::site::build(
         &model_demand::site::SiteData::Unavailable,
@@ -79,9 +91,11 @@ fn the_share_chart_is_a_file_of_its_own_in_both_layouts() {
     )
     .expect("builds");
     let site = Site::open(&none).expect("opens");
-    let answer = site.resolve("GET", SHARE_PATH, None);
-    assert_eq!(answer.status, 503);
-    assert_eq!(answer.header("Content-Type"), Some("application/json"));
+    for path in CHART_PATHS {
+        let answer = site.resolve("GET", path, None);
+        assert_eq!(answer.status, 503, "{path}");
+        assert_eq!(answer.header("Content-Type"), Some("application/json"));
+    }
 }
 
 #[test]
@@ -321,5 +335,72 @@ fn the_figures_printed_for_the_leading_models_equal_the_apis() {
             !page.contains(" bytes per token<") && !page.contains("B bytes"),
             "{dir}"
         );
+    }
+}
+
+#[test]
+fn the_trend_chart_draws_the_largest_moves_of_the_apis_trends() {
+    for (dir, now) in [
+        ("tests/fixtures/small", common::SMALL_NOW),
+        ("tests/fixtures/edge", EDGE_NOW),
+        ("data/sample", common::SAMPLE_NOW),
+    ] {
+        let inputs = common::load_fixture(dir);
+        let catalog = inputs.served_models(model_demand::parse_now(now).expect("now"));
+        let chart = TrendChart::of(&catalog);
+        // Expected from the oracle's records: exact changes, compared as decimals.
+        let oracle = common::oracle::Inputs::fixture(dir, now);
+        let body = oracle.bodies(&["limit=100".to_string()]).remove(0);
+        let mut known: Vec<(Decimal, String, String)> = Vec::new();
+        let mut unknown = 0;
+        for r in body["models"].as_array().expect("models") {
+            match r["trend"]["percentage_point_change"].as_str() {
+                Some(pp) => known.push((
+                    pp.parse().expect("a decimal"),
+                    pp.to_string(),
+                    r["model_id"].as_str().expect("id").to_string(),
+                )),
+                None => unknown += 1,
+            }
+        }
+        known.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.2.cmp(&b.2)));
+        let mut expected: Vec<(String, String)> = known
+            .iter()
+            .filter(|k| k.0 > Decimal::ZERO)
+            .take(MOVES)
+            .map(|k| (k.2.clone(), k.1.clone()))
+            .collect();
+        let mut losses: Vec<(String, String)> = known
+            .iter()
+            .rev()
+            .filter(|k| k.0 < Decimal::ZERO)
+            .take(MOVES)
+            .map(|k| (k.2.clone(), k.1.clone()))
+            .collect();
+        losses.reverse();
+        expected.extend(losses);
+        let drawn: Vec<(String, String)> = chart
+            .moves
+            .iter()
+            .map(|m| (m.model_id.clone(), m.exact.clone()))
+            .collect();
+        assert_eq!(drawn, expected, "{dir}");
+        assert_eq!(
+            chart.unknown, unknown,
+            "{dir}: unknown trends counted, not drawn"
+        );
+        assert_eq!(chart.others + drawn.len() + unknown, catalog.records.len());
+        let svg = chart.svg();
+        for m in &chart.moves {
+            assert!(
+                svg.contains(&format!("{} percentage points</title>", m.exact)),
+                "{dir}: the exact change on hover"
+            );
+            assert!(
+                svg.contains(&human_points(&m.exact).replace(" pp", "<")),
+                "{dir}"
+            );
+        }
+        assert!(svg.contains(&format!(">{unknown} unknown (a 7-day share unknown)<")));
     }
 }

@@ -1,26 +1,19 @@
-//! The charts (issue 42): the daily share of the market of the leading models over the export's
-//! whole history, one axis, written as an SVG file of its own (`/charts/share.svg`) and inlined
-//! in the docs page, with its figures as a text alternative. Every share is the API's own
-//! (`records::market_total`, `records::share_text`, the dates of `days.csv`); a day a model has
-//! no row, a day the source did not deliver and a day whose market total is unknown are gaps,
-//! never zero.
+//! The share chart: the daily share of the market of the leading models over the export's
+//! whole history, one axis. Every share is the API's own (`records::market_total`,
+//! `records::share_text`, the dates of `days.csv`); a day a model has no row, a day the source
+//! did not deliver and a day whose market total is unknown are gaps, never zero.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use time::Date;
 
+use super::{shorten, WIDTH};
 use crate::docs::{escape, human_share};
 use crate::export::{Day, Export};
 use crate::records::{market_total, share_text, ServedModels};
 use crate::validate::format_date;
 
-/// The site directory of the charts.
-pub const CHARTS_DIR: &str = "charts";
-/// The share chart's public address.
-pub const SHARE_PATH: &str = "/charts/share.svg";
-/// Every chart's public address; each is the file `charts/NAME.svg`.
-pub const CHART_PATHS: [&str; 1] = [SHARE_PATH];
 /// How many models the share chart draws: the first rows of the docs page's table.
 pub const LEADING: usize = 6;
 
@@ -35,10 +28,7 @@ const STYLES: [(&str, &str); LEADING] = [
     ("#1b1f24", "1 3"),
 ];
 
-/// The viewBox's width, and the plot's box inside it.
-/// 360 units wide, so that on a 390 px phone a unit is about a pixel and the 13-unit text
-/// reads as 12-13 px.
-const WIDTH: f64 = 360.0;
+/// The plot's box inside the viewBox.
 const LEFT: f64 = 42.0;
 const RIGHT: f64 = 352.0;
 const TOP: f64 = 44.0;
@@ -324,7 +314,7 @@ impl ShareChart {
                 ly - 4.0,
                 ly,
                 k + 1,
-                escape(&shorten(&line.model_id)),
+                escape(&shorten(&line.model_id, 30)),
                 escape(&last)
             );
         }
@@ -338,17 +328,6 @@ impl ShareChart {
             self.count(DayState::MarketUnknown)
         );
         out
-    }
-}
-
-/// A model ID short enough for a legend line (the full ID is in the title and the table).
-fn shorten(id: &str) -> String {
-    const MAX: usize = 30;
-    if id.chars().count() <= MAX {
-        id.to_string()
-    } else {
-        let cut: String = id.chars().take(MAX - 1).collect();
-        format!("{cut}…")
     }
 }
 
@@ -418,24 +397,9 @@ fn runs(shares: &[Option<(String, f64)>]) -> Vec<Vec<(usize, f64)>> {
     out
 }
 
-/// The charts' files (site-relative path and bytes). The same inputs give the same bytes.
-pub fn files(export: &Export, catalog: &ServedModels) -> Vec<(String, Vec<u8>)> {
-    let chart = ShareChart::of(export, catalog);
-    let svg = format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}\n",
-        chart.svg()
-    );
-    vec![(format!("{CHARTS_DIR}/share.svg"), svg.into_bytes())]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_address_is_a_file_of_the_charts_directory() {
-        assert_eq!(SHARE_PATH, format!("/{CHARTS_DIR}/share.svg"));
-    }
 
     #[test]
     fn the_axis_has_round_ticks() {
