@@ -65,8 +65,8 @@ fn main() {
         }
     });
     let _ = std::fs::remove_dir_all(&out);
-    // The share chart (its whole history, one pass over the days) and the docs page, which
-    // draws the chart again inline.
+    // The charts (the share chart: one pass over the history's days; the trend chart: one over
+    // the records) and the docs page, which draws them again inline.
     let (charts, chart_files) = best_of(runs, || {
         model_demand::charts::files(&inputs.export, &catalog)
     });
@@ -90,14 +90,14 @@ fn main() {
         ms(tables_written)
     );
     println!(
-        "charts ({} file, {:.1} kB over {} days): {:5.2} ms made",
+        "charts ({} files, {:.1} kB, over {} days): {:5.2} ms made",
         chart_files.len(),
         chart_bytes as f64 / 1e3,
         inputs.export.days.len(),
         ms(charts)
     );
     println!(
-        "docs page ({:.1} kB, the chart inline): {:5.2} ms made",
+        "docs page ({:.1} kB, the charts inline): {:5.2} ms made",
         html.len() as f64 / 1e3,
         ms(page)
     );
