@@ -17,9 +17,9 @@ use crate::validate::format_date;
 pub fn reason_words(code: &str) -> String {
     let words = match code {
         "outside_top_50_on_some_days" => "a day outside the top 50",
-        "outside_top_50_on_latest_day" => "outside the top 50 that day",
-        "source_day_missing" => "a day the source did not deliver",
-        "market_total_unavailable" => "a day's market total unknown",
+        "outside_top_50_on_latest_day" => "outside the top 50",
+        "source_day_missing" => "a day not delivered",
+        "market_total_unavailable" => "a market total unknown",
         "share_7d_unavailable" => "7-day share unknown",
         "share_prior_7d_unavailable" => "prior 7-day share unknown",
         "no_endpoint_reported" => "no endpoint reports it",

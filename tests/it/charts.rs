@@ -211,7 +211,7 @@ fn the_edge_example_draws_gaps_never_zero() {
         body["models"].as_array().expect("models"),
     );
     assert!(page.contains("a day outside the top 50"));
-    assert!(page.contains("a day the source did not deliver"));
+    assert!(page.contains("a day not delivered"));
     assert!(page.contains(">1 not delivered, 1 market total unknown<"));
 }
 
