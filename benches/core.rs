@@ -1,5 +1,6 @@
 //! Times the core on the bundled sample: load (read + parse), validate, derive and render,
-//! each reported separately, and the flat tables the build writes beside the feeds. Run with
+//! each reported separately, and the flat tables, the share chart and the docs page the build
+//! writes beside the feeds. Run with
 //! `cargo bench --bench core`; `cargo bench --bench core -- EXPORT SUPPLY NOW` times other
 //! inputs (a synthetic export of benches/scale_export.py, for example).
 
@@ -64,6 +65,15 @@ fn main() {
         }
     });
     let _ = std::fs::remove_dir_all(&out);
+    // The charts (the share chart: one pass over the history's days; the trend chart: one over
+    // the records) and the docs page, which draws them again inline.
+    let (charts, chart_files) = best_of(runs, || {
+        model_demand::charts::files(&inputs.export, &catalog)
+    });
+    let chart_bytes: usize = chart_files.iter().map(|(_, bytes)| bytes.len()).sum();
+    let (page, html) = best_of(runs, || {
+        model_demand::docs::page(Some((&inputs.export, &catalog)), "https://x.test")
+    });
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!(
         "sample: {} models served, best of {runs} runs",
@@ -78,6 +88,18 @@ fn main() {
         table_bytes as f64 / 1e6,
         ms(tables),
         ms(tables_written)
+    );
+    println!(
+        "charts ({} files, {:.1} kB, over {} days): {:5.2} ms made",
+        chart_files.len(),
+        chart_bytes as f64 / 1e3,
+        inputs.export.days.len(),
+        ms(charts)
+    );
+    println!(
+        "docs page ({:.1} kB, the charts inline): {:5.2} ms made",
+        html.len() as f64 / 1e3,
+        ms(page)
     );
     println!(
         "total:                    {:8.2} ms",

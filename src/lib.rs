@@ -10,6 +10,7 @@
 #![warn(unreachable_pub, missing_docs)]
 
 pub mod catalogue;
+pub mod charts;
 pub mod cli;
 pub mod collect;
 pub mod commands;

@@ -8,6 +8,7 @@
 
 use std::fmt::Write;
 
+use crate::charts;
 use crate::query::{list_file, model_file, ListQuery, Order, SortKey, ANSWERS_DIR};
 use crate::render::ErrorCode;
 use crate::tables;
@@ -49,6 +50,13 @@ pub const CSV_HEADERS: [(&str, &str); 3] = [
     ("Cache-Control", "public, max-age=0, must-revalidate"),
 ];
 
+/// The headers of the charts (`/charts/*.svg`): SVG images, with the feeds' CORS and caching.
+pub const SVG_HEADERS: [(&str, &str); 3] = [
+    ("Content-Type", "image/svg+xml"),
+    ("Access-Control-Allow-Origin", "*"),
+    ("Cache-Control", "public, max-age=0, must-revalidate"),
+];
+
 /// A `_headers` rule: a path pattern (exact, or a prefix ending in `/*`) and its header set.
 type HeaderRule = (&'static str, &'static [(&'static str, &'static str)]);
 
@@ -70,14 +78,16 @@ const COMMON_HEADER_RULES: [HeaderRule; 10] = [
     ("/llms.txt", &TEXT_HEADERS),
 ];
 
-/// The rules of the tables, in the `_headers` of a site with data only: a site without data
-/// answers their addresses with the JSON 503, which must not be labelled CSV.
-const TABLE_HEADER_RULES: [HeaderRule; 5] = [
+/// The rules of the tables and the charts, in the `_headers` of a site with data only: a site
+/// without data answers their addresses with the JSON 503, which must not be labelled CSV or SVG.
+const TABLE_HEADER_RULES: [HeaderRule; 7] = [
     (tables::DATAPACKAGE_PATH, &JSON_HEADERS),
     (tables::CSV_PATHS[0], &CSV_HEADERS),
     (tables::CSV_PATHS[1], &CSV_HEADERS),
     (tables::CSV_PATHS[2], &CSV_HEADERS),
     (tables::CSV_PATHS[3], &CSV_HEADERS),
+    (charts::CHART_PATHS[0], &SVG_HEADERS),
+    (charts::CHART_PATHS[1], &SVG_HEADERS),
 ];
 
 /// Path patterns of a site's `_headers`, with the header set each gets.
@@ -231,9 +241,9 @@ fn not_found_lines(out: &mut String) {
     let _ = writeln!(out, "/*  /{not_found}  404");
 }
 
-/// Paths a site without data answers with 503 `data_unavailable`: the model route, the feeds
-/// and the tables.
-pub const UNAVAILABLE_PATHS: [&str; 8] = [
+/// Paths a site without data answers with 503 `data_unavailable`: the model route, the feeds,
+/// the tables and the charts.
+pub const UNAVAILABLE_PATHS: [&str; 10] = [
     MODELS_PATH,
     "/api/export",
     "/api/supply",
@@ -242,6 +252,8 @@ pub const UNAVAILABLE_PATHS: [&str; 8] = [
     tables::CSV_PATHS[1],
     tables::CSV_PATHS[2],
     tables::CSV_PATHS[3],
+    charts::CHART_PATHS[0],
+    charts::CHART_PATHS[1],
 ];
 
 /// Files of the site that configure the CDN and are never served.

@@ -311,9 +311,6 @@ pub struct ServedModels {
     pub records: Vec<ModelRecord>,
     /// Sort keys, parallel to `records`.
     pub keys: Vec<SortKeys>,
-    /// Daily tokens of each served model over the window (None: no row or day missing),
-    /// parallel to `records`; used by the docs page.
-    pub daily_tokens: Vec<Vec<Option<u128>>>,
     /// True when a supply feed with at least one collection was given.
     pub supply_enabled: bool,
     /// True when the export is the bundled sample ([`crate::sample::is_sample`]).
@@ -434,7 +431,6 @@ pub fn derive(export: &Export, supply: Option<&Supply>, now: OffsetDateTime) -> 
 
     let mut records = Vec::with_capacity(served.len());
     let mut keys = Vec::with_capacity(served.len());
-    let mut daily_tokens = Vec::with_capacity(served.len());
     for model_id in served {
         let entry = export
             .models
@@ -450,13 +446,6 @@ pub fn derive(export: &Export, supply: Option<&Supply>, now: OffsetDateTime) -> 
             first_visible.get(model_id).copied().unwrap_or(end),
             &supply_view,
         );
-        daily_tokens.push(
-            window
-                .dates
-                .iter()
-                .map(|d| window.tokens_on(*d, model_id).ok())
-                .collect(),
-        );
         records.push(record);
         keys.push(key);
     }
@@ -464,7 +453,6 @@ pub fn derive(export: &Export, supply: Option<&Supply>, now: OffsetDateTime) -> 
         head: head(export, now, end),
         records,
         keys,
-        daily_tokens,
         supply_enabled: supply_view.enabled(),
         sample: crate::sample::is_sample(export),
     }

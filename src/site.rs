@@ -301,12 +301,12 @@ fn write_all(
     for code in ErrorCode::ALL {
         entries.push(writer.write(&error_file(code), &error_body(code, code.generic_message()))?);
     }
-    let catalog = match data {
-        SiteData::Data { catalog, .. } => Some(*catalog),
+    let page_data = match data {
+        SiteData::Data { inputs, catalog } => Some((&inputs.export, *catalog)),
         SiteData::Unavailable => None,
     };
     if options.docs_url.is_none() {
-        let page = crate::docs::page(catalog, &options.base_url);
+        let page = crate::docs::page(page_data, &options.base_url);
         entries.push(writer.write(DOCS_PAGE, page.as_bytes())?);
     }
     let redirects = netlify::redirect_rules(options.docs_url.as_deref());
@@ -329,6 +329,10 @@ fn write_all(
             entries.push(writer.write(netlify::SUPPLY_FILE, &supply)?);
             // The flat tables, beside the feeds, in both layouts.
             for (path, bytes) in crate::tables::files(inputs, catalog) {
+                entries.push(writer.write(&path, &bytes)?);
+            }
+            // The charts, in both layouts.
+            for (path, bytes) in crate::charts::files(&inputs.export, catalog) {
                 entries.push(writer.write(&path, &bytes)?);
             }
             entries.extend(write_exact_answers(&rendered, writer)?);

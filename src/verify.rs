@@ -173,6 +173,16 @@ fn check_answers(dir: &Path, site: &Site, differences: &mut Vec<String>) -> Resu
             Err(e) => differences.push(format!("{path}: cannot read ({e})")),
         }
     }
+    // The charts, drawn again from the same feeds.
+    for (path, bytes) in crate::charts::files(&inputs.export, &catalog) {
+        match std::fs::read(dir.join(&path)) {
+            Ok(actual) if actual == bytes => {}
+            Ok(_) => differences.push(format!(
+                "{path}: differs from the chart drawn again from the site's own feeds"
+            )),
+            Err(e) => differences.push(format!("{path}: cannot read ({e})")),
+        }
+    }
 
     let n = ids.len() as u64;
     let mut queries = vec![
@@ -247,6 +257,8 @@ fn check_unavailable(site: &Site, differences: &mut Vec<String>) -> usize {
         crate::tables::CSV_PATHS[1],
         crate::tables::CSV_PATHS[2],
         crate::tables::CSV_PATHS[3],
+        crate::charts::CHART_PATHS[0],
+        crate::charts::CHART_PATHS[1],
     ];
     for target in targets {
         let status = site.resolve("GET", target, None).status;

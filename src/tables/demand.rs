@@ -176,7 +176,7 @@ pub(crate) fn daily_csv(spec: &TableSpec, export: &Export) -> Vec<u8> {
 }
 
 /// Every date from the history's first (or the window's, if earlier) to the window's last.
-fn calendar(export: &Export) -> Vec<Date> {
+pub(crate) fn calendar(export: &Export) -> Vec<Date> {
     // The gate keeps every day within the window's end; the maximum is only a guard.
     let window_end = export.window_end();
     let Some(end) = [window_end, export.days.last().map(|d| d.date)]

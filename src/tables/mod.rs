@@ -18,6 +18,8 @@ use crate::sources::{SourceInfo, DEMAND_LICENSE, DEMAND_SOURCE, MODEL_SOURCE, SU
 use crate::Inputs;
 use schema::TableSpec;
 
+pub(crate) use demand::calendar;
+
 /// The site directory of the tables.
 pub const TABLES_DIR: &str = "api/tables";
 /// The data package's public address.

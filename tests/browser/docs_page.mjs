@@ -47,12 +47,12 @@ async function visit(width, height) {
   const layout = await page.evaluate(() => {
     const root = document.documentElement;
     const view = window.innerWidth;
-    const box = document.querySelector(".scroll");
-    // Elements reaching past the right edge, outside the table's own scrolling box.
+    const box = document.querySelector("#ranked-table");
+    // Elements reaching past the right edge, outside a table's own scrolling box.
     const wide = [...document.body.querySelectorAll("*")]
-      .filter((e) => !(box && box.contains(e) && e !== box))
+      .filter((e) => !(e.parentElement && e.parentElement.closest(".scroll")))
       .filter((e) => e.getBoundingClientRect().right > view + 0.5)
-      .map((e) => `${e.tagName.toLowerCase()}${e.className ? "." + e.className : ""}: right ${Math.round(e.getBoundingClientRect().right)}`)
+      .map((e) => `${e.tagName.toLowerCase()}${e.getAttribute("class") ? "." + e.getAttribute("class") : ""}: right ${Math.round(e.getBoundingClientRect().right)}`)
       .slice(0, 10);
     const rows = [...document.querySelectorAll("tr[data-model-id]")].map((tr) => ({
       id: tr.getAttribute("data-model-id"),
@@ -65,6 +65,8 @@ async function visit(width, height) {
     }));
     return {
       innerWidth: view,
+      scrollHeight: root.scrollHeight,
+      sampleNotice: document.querySelector("#sample") !== null,
       scrollWidth: root.scrollWidth,
       overflowPx: Math.max(0, root.scrollWidth - view),
       wide,
@@ -76,6 +78,10 @@ async function visit(width, height) {
     };
   });
 
+  // Screenshots for a person to look at, when asked (scripts/screenshot.sh's job in CI-less use).
+  if (process.env.DOCS_PAGE_SCREENSHOTS) {
+    await page.screenshot({ path: `${process.env.DOCS_PAGE_SCREENSHOTS}/docs-${width}.png`, fullPage: true });
+  }
   // axe-core runs in the page; the page itself has no script.
   await page.addScriptTag({ path: axePath });
   const axe = await page.evaluate(

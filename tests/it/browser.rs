@@ -1,5 +1,6 @@
 //! The docs page in a real browser: the binary builds the small fixture's site and the no-data
-//! site, `model-demand serve` serves each on a free loopback port, and headless Chromium
+//! site (and the bundled sample in the edge layout, its notice included), `model-demand serve`
+//! serves each on a free loopback port, and headless Chromium
 //! (Debian's `chromium`, driven by puppeteer-core) loads `/docs/` at a desktop and a phone size.
 //! axe-core finds no WCAG 2.1 A/AA or best-practice violation; nothing logs an error or fails to
 //! load; the page never scrolls sideways (only the ranked table scrolls, in its own box); and the
@@ -119,13 +120,14 @@ fn check_page(site: &str, report: &Value) {
         let errors = r["consoleErrors"].as_array().expect("errors");
         let failed = r["failedRequests"].as_array().expect("failed");
         println!(
-            "{site} at {size} ({}): {} axe violation(s) ({} rules passed), {} console error(s), {} failed request(s), sideways overflow {} px, {} row(s)",
+            "{site} at {size} ({}): {} axe violation(s) ({} rules passed), {} console error(s), {} failed request(s), sideways overflow {} px, page height {} px, {} row(s)",
             report["browser"].as_str().unwrap_or_default(),
             violations.len(),
             r["passes"],
             errors.len(),
             failed.len(),
             r["overflowPx"],
+            r["scrollHeight"],
             r["rows"].as_array().map_or(0, Vec::len),
         );
         assert!(violations.is_empty(), "{site} {size}: {violations:#?}");
@@ -185,6 +187,33 @@ fn the_docs_page_in_chromium() {
     }
     drop(server);
 
+    // The bundled sample, its notice included, in the layout Netlify publishes (5.7 MB).
+    let sample = dir.path().join("sample");
+    build(
+        &[
+            "--export",
+            &common::crate_path(model_demand::SAMPLE_EXPORT).to_string_lossy(),
+            "--supply",
+            &common::crate_path(model_demand::SAMPLE_SUPPLY).to_string_lossy(),
+            "--now",
+            common::SAMPLE_NOW,
+            "--layout",
+            "edge",
+        ],
+        &sample,
+    );
+    let server = Server::start(&sample);
+    let report = load(&server.base, dir.path());
+    check_page("sample site", &report);
+    for r in report["results"].as_array().expect("results") {
+        assert_eq!(r["rows"].as_array().map(Vec::len), Some(56));
+        assert_eq!(
+            r["sampleNotice"], true,
+            "the sample's notice is on the page"
+        );
+    }
+    drop(server);
+
     let server = Server::start(&none);
     let report = load(&server.base, dir.path());
     check_page("no-data site", &report);
@@ -192,7 +221,7 @@ fn the_docs_page_in_chromium() {
         assert_eq!(r["rows"].as_array().map(Vec::len), Some(0));
     }
     println!(
-        "browser test: {:.1} s (builds, two servers, four page loads)",
+        "browser test: {:.1} s (builds, three servers, six page loads)",
         started.elapsed().as_secs_f64()
     );
 }

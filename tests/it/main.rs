@@ -8,6 +8,7 @@ mod common;
 mod agents;
 mod agents_sdk;
 mod browser;
+mod charts;
 mod collect;
 mod collect_facts;
 mod collect_pacing;

@@ -322,6 +322,8 @@ fn cases(ids: &[String], n: u64) -> Vec<Case> {
         "/api/tables/daily.csv",
         "/api/tables/days.csv",
         "/api/tables/supply.csv",
+        "/charts/share.svg",
+        "/charts/trend.svg",
         "/llms.txt",
         "/docs/",
         "/docs",
@@ -572,6 +574,20 @@ fn netlify_dev_answers_like_the_preview_server() {
         assert_eq!(
             reply.header("content-type"),
             Some("text/csv; charset=utf-8"),
+            "{path}: {:?}",
+            reply.headers
+        );
+        assert_eq!(reply.header("access-control-allow-origin"), Some("*"));
+    }
+
+    // The charts under Netlify's engine: SVG by their own `_headers` rules.
+    for path in model_demand::charts::CHART_PATHS {
+        let reply = exchange(dev.addr, "GET", path, &[]);
+        assert_eq!(reply.status, 200, "{path}");
+        assert!(
+            reply
+                .header("content-type")
+                .is_some_and(|t| t.starts_with("image/svg+xml")),
             "{path}: {:?}",
             reply.headers
         );

@@ -94,6 +94,8 @@ fn every_list_and_exact_file_equals_the_query_answer() {
         "api/tables/daily.csv",
         "api/tables/days.csv",
         "api/tables/supply.csv",
+        "charts/share.svg",
+        "charts/trend.svg",
         "_redirects",
         "_headers",
         ROUTES,

@@ -1,5 +1,6 @@
-//! The human docs page (`/docs/`): what the API is and is not, the current window as a ranked
-//! table with sparklines, freshness and attribution, the query parameters with example links.
+//! The human docs page (`/docs/`): what the API is and is not, the share chart of the leading
+//! models (`charts.rs`), the current window as a ranked table, freshness and attribution, the
+//! query parameters with example links.
 //! Static HTML from `templates/docs.html`, no external assets; unknown values read "unknown".
 
 use std::fmt::Write;
@@ -8,11 +9,15 @@ use rust_decimal::Decimal;
 
 use crate::catalogue::{client_config, mcp_url, Connection};
 use crate::contract::DOCUMENTATION_VERSION;
-use crate::export::FactName;
 use crate::query::{self, percent_encode, Order, SortKey};
-use crate::records::{ModelRecord, ServedModels, Valued};
+use crate::records::ServedModels;
 
-const TEMPLATE: &str = include_str!("../templates/docs.html");
+mod ranked;
+
+use ranked::{glance, table};
+pub use ranked::{human_points, reason_words, table_order};
+
+const TEMPLATE: &str = include_str!("../../templates/docs.html");
 
 /// Escapes text for HTML content and attribute values.
 pub fn escape(text: &str) -> String {
@@ -45,7 +50,8 @@ pub fn human_count(digits: &str, unit: &str) -> String {
     format!("{value} {unit}").trim_end().to_string()
 }
 
-/// Bytes in decimal units: `141107412992` → `141.1 GB`.
+/// Bytes in decimal SI units with one decimal and the unit, the page's one byte format (the
+/// exact figure is on hover and in the API): `141107412992` → `141.1 GB`.
 pub fn human_bytes(digits: &str) -> String {
     let Ok(value) = digits.parse::<u128>() else {
         return escape(digits);
@@ -72,176 +78,6 @@ pub fn human_share(fraction: &str) -> String {
         Ok(f) => format!("{} %", (f * Decimal::ONE_HUNDRED).round_dp(2)),
         Err(_) => escape(fraction),
     }
-}
-
-/// One table cell carrying the exact value in `data-value` and a human rendering.
-fn cell(
-    out: &mut String,
-    field: &str,
-    value: Option<&str>,
-    shown: impl FnOnce(&str) -> String,
-    reason: Option<&str>,
-) {
-    match value {
-        Some(v) => {
-            let _ = write!(
-                out,
-                "<td data-field=\"{field}\" data-value=\"{}\" title=\"{}\">{}</td>",
-                escape(v),
-                escape(v),
-                shown(v)
-            );
-        }
-        None => {
-            let why = reason.unwrap_or("unavailable");
-            let _ = write!(out, "<td class=\"unknown\" data-field=\"{field}\" data-value=\"\" title=\"unknown: {}\">unknown</td>", escape(why));
-        }
-    }
-}
-
-fn valued_cell(
-    out: &mut String,
-    field: &str,
-    v: &Valued<String>,
-    shown: impl FnOnce(&str) -> String,
-) {
-    cell(out, field, v.value.as_deref(), shown, v.reason.as_deref());
-}
-
-/// An inline SVG sparkline of daily tokens; days without a value break the line.
-pub fn sparkline(daily: &[Option<u128>]) -> String {
-    let (width, height) = (120.0, 24.0);
-    // Scaled between the window's smallest and largest day, so day-to-day changes show.
-    let max = daily.iter().flatten().copied().max().unwrap_or(0);
-    let min = daily.iter().flatten().copied().min().unwrap_or(0);
-    let span = (max - min) as f64;
-    let step = if daily.len() > 1 {
-        width / (daily.len() - 1) as f64
-    } else {
-        width
-    };
-    let mut segments: Vec<Vec<String>> = vec![Vec::new()];
-    for (i, day) in daily.iter().enumerate() {
-        match day {
-            Some(tokens) if max > 0 => {
-                let x = i as f64 * step;
-                let level = if span > 0.0 {
-                    (*tokens - min) as f64 / span
-                } else {
-                    0.5
-                };
-                let y = height - 2.0 - level * (height - 4.0);
-                if let Some(segment) = segments.last_mut() {
-                    segment.push(format!("{x:.1},{y:.1}"));
-                }
-            }
-            _ => segments.push(Vec::new()),
-        }
-    }
-    let mut svg = format!(
-        "<svg class=\"spark\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" role=\"img\" aria-label=\"daily tokens over the window\">"
-    );
-    for segment in segments.iter().filter(|s| !s.is_empty()) {
-        if segment.len() == 1 {
-            let (x, y) = segment[0].split_once(',').unwrap_or(("0", "0"));
-            let _ = write!(
-                svg,
-                "<circle cx=\"{x}\" cy=\"{y}\" r=\"1.5\" fill=\"#0b6bcb\"/>"
-            );
-        } else {
-            let _ = write!(
-                svg,
-                "<polyline fill=\"none\" stroke=\"#0b6bcb\" stroke-width=\"1.5\" points=\"{}\"/>",
-                segment.join(" ")
-            );
-        }
-    }
-    svg.push_str("</svg>");
-    svg
-}
-
-fn row(out: &mut String, record: &ModelRecord, daily: &[Option<u128>]) {
-    let _ = write!(out, "<tr data-model-id=\"{}\">", escape(&record.model_id));
-    let rank = record.latest_rank.value.map(|r| r.to_string());
-    cell(
-        out,
-        "latest_rank",
-        rank.as_deref(),
-        |v| v.to_string(),
-        record.latest_rank.reason.as_deref(),
-    );
-    let _ = write!(
-        out,
-        "<td class=\"model\"><a href=\"/api/v1/models?model_id={}\"><code>{}</code></a></td>",
-        percent_encode(&record.model_id),
-        escape(&record.model_id)
-    );
-    valued_cell(out, "tokens_30d", &record.tokens_30d, |v| {
-        human_count(v, "")
-    });
-    let _ = write!(out, "<td>{}</td>", sparkline(daily));
-    valued_cell(out, "share_7d", &record.share_7d, human_share);
-    let trend = &record.trend;
-    let arrow = match trend.direction {
-        "up" => "▲ up",
-        "down" => "▼ down",
-        "flat" => "● flat",
-        _ => "unknown",
-    };
-    let class = if trend.direction == "unknown" {
-        "unknown-trend"
-    } else {
-        trend.direction
-    };
-    let title = trend.percentage_point_change.as_deref().map_or_else(
-        || format!("unknown: {}", trend.reason.as_deref().unwrap_or("")),
-        |pp| format!("{pp} percentage points"),
-    );
-    let _ = write!(
-        out,
-        "<td class=\"{class}\" data-field=\"trend\" data-value=\"{}\" title=\"{}\">{arrow}</td>",
-        trend.direction,
-        escape(&title)
-    );
-    for (name, bytes) in [
-        (FactName::TotalParameters, false),
-        (FactName::ActiveParameters, false),
-        (FactName::Bf16WeightsBytes, true),
-    ] {
-        let f = record.facts.0.get(name.index());
-        let name = name.as_str();
-        let value = f.and_then(|f| f.value.as_deref());
-        let reason = f.and_then(|f| f.reason.as_deref());
-        if bytes {
-            cell(out, name, value, human_bytes, reason);
-        } else {
-            cell(out, name, value, |v| human_count(v, ""), reason);
-        }
-    }
-    let supply = &record.supply;
-    let _ = write!(
-        out,
-        "<td class=\"supply\" data-field=\"supply_state\" data-value=\"{}\" title=\"{}\">{}</td>",
-        supply.state,
-        escape(supply.reason.as_deref().unwrap_or("")),
-        supply.state.replace('_', " ")
-    );
-    out.push_str("</tr>\n");
-}
-
-fn table(catalog: &ServedModels) -> String {
-    let mut out = String::from(
-        "<div class=\"scroll\"><table>\n<thead><tr><th>Rank</th><th class=\"model\">Model</th><th>30-day tokens</th><th>Daily tokens</th><th>7-day share</th><th>Trend</th><th>Total params</th><th>Active params</th><th>BF16 weights</th><th>Supply</th></tr></thead>\n<tbody>\n",
-    );
-    for index in query::sorted_indices(catalog, SortKey::Tokens30d, Order::Desc) {
-        row(
-            &mut out,
-            &catalog.records[index],
-            &catalog.daily_tokens[index],
-        );
-    }
-    out.push_str("</tbody></table></div>");
-    out
 }
 
 fn status(catalog: &ServedModels) -> String {
@@ -324,13 +160,31 @@ fn examples(catalog: Option<&ServedModels>) -> String {
         .join("\n")
 }
 
-/// Every served model's twelve facts, in ranked order, each value linked to the evidence its
-/// `source_url` pins; an unknown fact shows its state and reason.
+/// A fact's value for people, by its unit: bytes by [`human_bytes`] (the page's one byte
+/// format), counts by [`human_count`] with their unit, names as they are.
+fn human_fact(value: &str, unit: &str) -> String {
+    match unit {
+        "bytes" => human_bytes(value),
+        "bytes_per_token" => format!("{} per token", human_bytes(value)),
+        "architecture" | "format" => escape(value),
+        "bits" => format!("{} bits", escape(value)),
+        other => format!("{} {}", human_count(value, ""), other.replace('_', " ")),
+    }
+}
+
+/// The twelve facts of every served model that has at least one, in the table's order, each
+/// value linked to the evidence its `source_url` pins (the exact figure on hover); an unknown
+/// fact shows its state and reason. The models with none are counted in one line.
 fn model_facts(catalog: &ServedModels) -> String {
     let mut out = String::new();
-    for index in query::sorted_indices(catalog, SortKey::Tokens30d, Order::Desc) {
+    let mut none: Vec<&str> = Vec::new();
+    for index in table_order(catalog) {
         let record = &catalog.records[index];
         let known = record.facts.0.iter().filter(|f| f.value.is_some()).count();
+        if known == 0 {
+            none.push(&record.model_id);
+            continue;
+        }
         let _ = write!(
             out,
             "<details data-model=\"{id}\"><summary><code>{id}</code> ({known} of {} facts known)</summary><dl>",
@@ -341,18 +195,16 @@ fn model_facts(catalog: &ServedModels) -> String {
             let _ = write!(out, "<dt>{}</dt>", spec.name);
             match (&fact.value, &fact.source_url) {
                 (Some(value), Some(url)) => {
-                    let shown = match spec.kind {
-                        crate::export::FactKind::Name => escape(value),
-                        _ => human_count(value, ""),
-                    };
                     let _ = write!(
                         out,
-                        "<dd data-fact=\"{}\" data-value=\"{}\"><a href=\"{}\" title=\"evidence: {}\">{shown}</a> {}</dd>",
+                        "<dd data-fact=\"{}\" data-value=\"{}\"><a href=\"{}\" title=\"{} {}; evidence: {}\">{}</a></dd>",
                         spec.name,
                         escape(value),
                         escape(url),
+                        escape(value),
+                        spec.unit.replace('_', " "),
                         escape(url),
-                        spec.unit.replace('_', " ")
+                        human_fact(value, spec.unit)
                     );
                 }
                 _ => {
@@ -367,6 +219,16 @@ fn model_facts(catalog: &ServedModels) -> String {
             }
         }
         out.push_str("</dl></details>\n");
+    }
+    if !none.is_empty() {
+        let _ = writeln!(
+            out,
+            "<p id=\"no-facts\" data-count=\"{}\">{} of the {} models have none of the twelve facts known yet ({}); each fact's reason is in the API and in <a href=\"/api/tables/models.csv\">models.csv</a>.</p>",
+            none.len(),
+            none.len(),
+            catalog.records.len(),
+            none.iter().map(|id| format!("<code>{}</code>", escape(id))).collect::<Vec<_>>().join(", ")
+        );
     }
     out
 }
@@ -416,13 +278,18 @@ fn sample_notice(catalog: Option<&ServedModels>) -> String {
 
 /// The docs page of a build published at `base_url`; `catalog` is `None` for a site without
 /// accepted data.
-pub fn page(catalog: Option<&ServedModels>, base_url: &str) -> String {
+pub fn page(data: Option<(&crate::export::Export, &ServedModels)>, base_url: &str) -> String {
+    let catalog = data.map(|(_, c)| c);
     let facts_html =
         catalog.map_or_else(|| "<p>No data in this build.</p>".to_string(), model_facts);
+    let glance_html = data.map_or_else(
+        || "<p>No data in this build.</p>".to_string(),
+        |(export, c)| glance(export, c),
+    );
     let (status_html, caption, table_html, attribution) = match catalog {
         Some(c) => (
             status(c),
-            format!("Ordered by 30-day tokens, highest first; the rank column is the rank on the window's last day, {}. With a mouse, hover a value for its exact figure or the reason it is unknown; the API gives both for every value.", c.head.window.end_date),
+            format!("Ordered by the rank on the window's last day, {}, as the first column says; the models outside the top 50 that day follow, by model ID. The trend is the change of the 7-day share from the 7 days before, in percentage points (pp). An unknown value says why; hover a value for its exact figure, which the API and the tables give for every value.", c.head.window.end_date),
             table(c),
             escape(&c.head.source.attribution),
         ),
@@ -436,6 +303,7 @@ pub fn page(catalog: Option<&ServedModels>, base_url: &str) -> String {
     TEMPLATE
         .replace("{{status}}", &status_html)
         .replace("{{table_caption}}", &escape(&caption))
+        .replace("{{glance}}", &glance_html)
         .replace("{{table}}", &table_html)
         .replace("{{model_facts}}", &facts_html)
         .replace("{{supply_states}}", &supply_states())
@@ -487,19 +355,19 @@ mod tests {
         assert_eq!(human_count("155850000000", ""), "155.85 B");
         assert_eq!(human_count("999", ""), "999");
         assert_eq!(human_bytes("141107412992"), "141.1 GB");
+        assert_eq!(human_bytes("54000000000"), "54.0 GB");
+        assert_eq!(human_fact("81920", "bytes_per_token"), "81.9 kB per token");
+        assert_eq!(human_points("1.234567"), "+1.23 pp");
+        assert_eq!(human_points("-0.5"), "-0.50 pp");
+        assert_eq!(
+            reason_words("outside_top_50_on_some_days"),
+            "a day outside the top 50"
+        );
         assert_eq!(human_share("0.380053576914"), "38.01 %");
         assert_eq!(human_share("0"), "0 %");
         assert_eq!(
             escape("<a href=\"x\">&'"),
             "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
         );
-    }
-
-    #[test]
-    fn sparklines_break_at_unknown_days() {
-        let svg = sparkline(&[Some(1), Some(2), None, Some(3), Some(4)]);
-        assert_eq!(svg.matches("<polyline").count(), 2);
-        let single = sparkline(&[None, Some(1), None]);
-        assert!(single.contains("<circle"));
     }
 }
