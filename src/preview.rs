@@ -15,6 +15,10 @@ use crate::manifest::Manifest;
 use crate::serve::{self, Running, ServeOptions};
 use crate::site::{self, BuildOptions, BuildReport, SiteData};
 
+/// What the preview's own sites record as their writer ([`crate::manifest::BuiltFrom`]): the
+/// sites `serve` may write again when the sample changes.
+pub const WRITTEN_BY: &str = "serve";
+
 /// Answers `data` from its compact layout in a temporary directory at once, calls `started`
 /// with the running server and that directory, then writes the full site into `dir` (with
 /// progress when `progress`) and answers from `dir`. Returns the server, now answering from
@@ -39,6 +43,7 @@ pub fn serve_while_building(
     )));
     let compact = BuildOptions {
         layout: Layout::Edge,
+        written_by: WRITTEN_BY,
         ..BuildOptions::new(&interim.0)
     };
     site::build(data, &compact)?;
@@ -46,6 +51,7 @@ pub fn serve_while_building(
     started(&running, &interim.0);
     let full = BuildOptions {
         progress,
+        written_by: WRITTEN_BY,
         ..BuildOptions::new(dir)
     };
     let report = site::build(data, &full)?;

@@ -2,7 +2,19 @@
 //! names nothing of the collector), the bundled inputs inside the binary, and the binary run
 //! outside the repository.
 
-use crate::common::crate_path;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use model_demand::bundled::Source;
+use model_demand::commands::stale_preview;
+use model_demand::edge::Layout;
+use model_demand::manifest::Manifest;
+use model_demand::site::{self, sha256_hex, BuildOptions, SiteData};
+use model_demand::SAMPLE_EXPORT;
+
+use crate::common::{self, crate_path};
 
 /// The source of `src/REL` without its comments and its unit tests, as the imports see it.
 fn code_of(rel: &str) -> String {
@@ -59,4 +71,166 @@ fn a_collector_error_keeps_its_message_as_the_crate_error() {
         std::error::Error::source(&err).is_none(),
         "no caused-by line"
     );
+}
+
+/// `model-demand ARGS` run in `cwd` with `TMPDIR` inside it, so that whatever it writes, its
+/// temporary directories included, stays in `cwd`.
+fn command_in(cwd: &Path, args: &[&str]) -> Command {
+    let tmp = cwd.join("tmp");
+    std::fs::create_dir_all(&tmp).expect("mkdir tmp");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_model-demand"));
+    command.args(args).current_dir(cwd).env("TMPDIR", &tmp);
+    command
+}
+
+/// The entries directly in `dir`, sorted.
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("lists")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn check_query_and_build_answer_outside_the_repository() {
+    let cwd = common::tempdir().expect("temp dir");
+    let out = command_in(cwd.path(), &["check"]).output().expect("runs");
+    assert!(out.status.success(), "{}", common::output_text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("accepted: 56 model(s) served"),
+        "{}",
+        common::output_text(&out)
+    );
+    let out = command_in(cwd.path(), &["query", "limit=1"])
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{}", common::output_text(&out));
+    let body: serde_json::Value = serde_json::from_slice(&out.stdout).expect("a JSON body");
+    assert_eq!(body["pagination"]["limit"], 1, "{body}");
+    let out = command_in(
+        cwd.path(),
+        &[
+            "build",
+            "--layout",
+            "edge",
+            "--out",
+            "site",
+            "--now",
+            "2026-11-21T12:00:00Z",
+        ],
+    )
+    .output()
+    .expect("runs");
+    assert!(out.status.success(), "{}", common::output_text(&out));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.starts_with("inputs: the bundled sample (embedded in the binary)\n"),
+        "{said}"
+    );
+    let record = Manifest::built_from(&cwd.path().join("site")).expect("a record");
+    assert_eq!(
+        record.export_sha256.as_deref(),
+        Some(sha256_hex(&std::fs::read(crate_path(SAMPLE_EXPORT)).expect("sample")).as_str())
+    );
+    assert_eq!(record.written_by, "build");
+    // Nothing but the site (and the empty temporary directory it was given) was written.
+    assert_eq!(entries(cwd.path()), ["site", "tmp"]);
+    assert!(entries(&cwd.path().join("tmp")).is_empty());
+}
+
+#[test]
+fn a_repository_file_in_the_current_directory_wins_over_the_embedded_one() {
+    let cwd = common::tempdir().expect("temp dir");
+    let sample = cwd.path().join("data/sample");
+    std::fs::create_dir_all(&sample).expect("mkdir");
+    let small = crate_path("tests/fixtures/small/export.json");
+    std::fs::copy(&small, sample.join("export.json")).expect("copy");
+    let out = command_in(cwd.path(), &["check", "--now", common::SMALL_NOW])
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{}", common::output_text(&out));
+    let expected = model_demand::commands::check(&model_demand::cli::InputArgs {
+        export: Some(small),
+        supply: None,
+        no_supply: false,
+        now: Some(common::SMALL_NOW.to_string()),
+    })
+    .expect("the small export with the embedded supply is accepted");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim_end(), expected);
+}
+
+/// The first answer of `model-demand serve` started in an empty directory, as a person who
+/// installed the binary meets it; the server is stopped at once after it.
+#[test]
+fn serve_in_an_empty_directory_answers() {
+    let cwd = common::tempdir().expect("temp dir");
+    let mut child = command_in(cwd.path(), &["serve", "--bind", "127.0.0.1:0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("serve starts");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut lines = BufReader::new(stderr).lines();
+    let first = lines.next().and_then(|l| l.ok()).unwrap_or_default();
+    let serving = lines.next().and_then(|l| l.ok()).unwrap_or_default();
+    let answer = serving
+        .split("docs http://")
+        .nth(1)
+        .and_then(|rest| rest.split("/docs/").next())
+        .map(|addr| get(addr, "/api/v1/models?limit=1"));
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(
+        first,
+        "out holds no site: writing the bundled sample (embedded in the binary) into it \
+         (about 68,000 files, 5.7 GB), answered from its compact layout meanwhile"
+    );
+    let answer = answer.unwrap_or_else(|| panic!("no serving line: {serving}"));
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("\"limit\":1"), "{answer}");
+}
+
+/// A GET of `target` from `addr` over a fresh connection; the whole answer, head and body.
+fn get(addr: &str, target: &str) -> String {
+    let mut stream = TcpStream::connect(addr).expect("connects");
+    write!(
+        stream,
+        "GET {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+    )
+    .expect("sends");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("reads");
+    answer
+}
+
+#[test]
+fn serve_rebuilds_only_its_own_site_when_the_inputs_change() {
+    let (inputs, catalog) = common::small();
+    let data = SiteData::Data {
+        inputs: &inputs,
+        catalog: &catalog,
+    };
+    let dir = common::tempdir().expect("temp dir");
+    let small = Source::File(crate_path("tests/fixtures/small/export.json"));
+    let supply = Source::File(crate_path("tests/fixtures/small/supply.json"));
+    let other = Source::File(crate_path("tests/fixtures/edge/export.json"));
+    for (written_by, stale) in [("serve", Some("another export")), ("build", None)] {
+        let out = dir.path().join(written_by);
+        let options = BuildOptions {
+            layout: Layout::Edge,
+            written_by,
+            ..BuildOptions::new(&out)
+        };
+        site::build(&data, &options).expect("builds");
+        assert_eq!(stale_preview(&out, &small, &supply).expect("reads"), None);
+        assert_eq!(
+            stale_preview(&out, &other, &supply)
+                .expect("reads")
+                .as_deref(),
+            stale,
+            "{written_by}"
+        );
+    }
 }
