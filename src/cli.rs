@@ -36,6 +36,13 @@ pub enum Command {
         /// The built site.
         #[arg(long, value_name = "DIR", default_value = "out")]
         dir: PathBuf,
+        /// Also check that the site was built from this export (its manifest records the
+        /// inputs' SHA-256).
+        #[arg(long, value_name = "PATH")]
+        export: Option<PathBuf>,
+        /// Also check that the site was built from this supply feed.
+        #[arg(long, value_name = "PATH")]
+        supply: Option<PathBuf>,
     },
     /// Collect a new export and supply feed from OpenRouter and Hugging Face into DIR
     /// (export.json, supply.json), written only after they pass the same gate as `check`.

@@ -12,6 +12,7 @@ use model_demand::commands::stale_preview;
 use model_demand::edge::Layout;
 use model_demand::manifest::Manifest;
 use model_demand::site::{self, sha256_hex, BuildOptions, SiteData};
+use model_demand::verify::{verify_with, VerifyOptions};
 use model_demand::SAMPLE_EXPORT;
 
 use crate::common::{self, crate_path};
@@ -232,5 +233,32 @@ fn serve_rebuilds_only_its_own_site_when_the_inputs_change() {
             stale,
             "{written_by}"
         );
+    }
+}
+
+#[test]
+fn verify_says_when_a_site_was_not_built_from_the_inputs_given() {
+    let dir = common::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    common::build_small_as(&out, Layout::Edge);
+    let small = crate_path("tests/fixtures/small/export.json");
+    let options = VerifyOptions {
+        export: Some(small.clone()),
+        supply: Some(crate_path("tests/fixtures/small/supply.json")),
+        progress: false,
+    };
+    verify_with(&out, &options).expect("built from these inputs");
+    let other = crate_path("tests/fixtures/edge/export.json");
+    let options = VerifyOptions {
+        export: Some(other.clone()),
+        ..options
+    };
+    match verify_with(&out, &options) {
+        Err(model_demand::error::Error::Verify(differences)) => {
+            assert_eq!(differences.len(), 1, "{differences:?}");
+            let expected = format!("inputs: the site was not built from {}", other.display());
+            assert!(differences[0].starts_with(&expected), "{differences:?}");
+        }
+        other => panic!("not refused as built from other inputs: {other:?}"),
     }
 }
