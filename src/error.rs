@@ -125,6 +125,16 @@ pub enum Error {
         /// rmcp's reason.
         why: String,
     },
+    /// The preview server's address is taken by another listener.
+    #[error(
+        "cannot listen on {bind}: the address is in use (another program, or another \
+         `model-demand serve`, listens there); choose another with --bind, e.g. --bind {}",
+        next_port(*.bind)
+    )]
+    AddressInUse {
+        /// The address asked for.
+        bind: std::net::SocketAddr,
+    },
     /// The preview server could not start its connection threads.
     #[error("cannot serve on {bind}: {why}")]
     Serve {
@@ -181,6 +191,13 @@ pub enum ManifestProblem {
 
 /// The crate's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The address after `bind`: the same host, the next port (the port before the last one).
+fn next_port(bind: std::net::SocketAddr) -> std::net::SocketAddr {
+    let mut next = bind;
+    next.set_port(bind.port().checked_add(1).unwrap_or(bind.port() - 1));
+    next
+}
 
 fn refused_summary(files: &[(PathBuf, Vec<Problem>)]) -> String {
     let parts: Vec<String> = files

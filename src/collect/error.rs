@@ -121,6 +121,17 @@ pub enum CollectError {
         /// What failed.
         why: String,
     },
+    /// `facts`: Hugging Face's host name does not resolve: no request left this machine.
+    #[error(
+        "{repo} could not be read ({why}); check the network connection (and \
+         --huggingface-url)"
+    )]
+    HostUnresolved {
+        /// The repository (and revision) asked for.
+        repo: RepoAt,
+        /// What failed.
+        why: String,
+    },
     /// `facts`: the model info is not of its format.
     #[error("{repo}: the model info is not of its format ({why})")]
     ModelInfoMalformed {

@@ -262,3 +262,51 @@ fn verify_says_when_a_site_was_not_built_from_the_inputs_given() {
         other => panic!("not refused as built from other inputs: {other:?}"),
     }
 }
+
+#[test]
+fn a_port_in_use_names_bind() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let addr = taken.local_addr().expect("its address");
+    let dir = common::tempdir().expect("temp dir");
+    common::build_small_as(&dir.path().join("out"), Layout::Edge);
+    let err = model_demand::serve::start(
+        &dir.path().join("out"),
+        addr,
+        model_demand::serve::ServeOptions::default(),
+    )
+    .err()
+    .expect("the port is taken");
+    let next = std::net::SocketAddr::new(addr.ip(), addr.port() + 1);
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "cannot listen on {addr}: the address is in use (another program, or another \
+             `model-demand serve`, listens there); choose another with --bind, e.g. --bind {next}"
+        )
+    );
+}
+
+#[test]
+fn facts_says_a_host_name_that_does_not_resolve_is_one() {
+    let cwd = common::tempdir().expect("temp dir");
+    // `.invalid` never resolves (RFC 6761), on or off a network.
+    let out = command_in(
+        cwd.path(),
+        &[
+            "facts",
+            "acme/model",
+            "--huggingface-url",
+            "https://no-such-host.invalid",
+        ],
+    )
+    .output()
+    .expect("runs");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("the host name no-such-host.invalid does not resolve")
+            && said.contains("check the network connection (and --huggingface-url)"),
+        "{said}"
+    );
+    assert!(!said.contains("try again later"), "{said}");
+}
