@@ -74,8 +74,9 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
     let export = Source::resolve(None, SAMPLE_EXPORT);
     let supply = Source::resolve(None, SAMPLE_SUPPLY);
     let from = bundled::describe(&export, Some(&supply));
+    let base_url = crate::preview::local_base_url(args.bind);
     if Manifest::is_present(dir) {
-        match stale_preview(dir, &export, &supply)? {
+        match stale_preview(dir, &base_url, &export, &supply)? {
             None => return crate::serve::serve(dir, args.bind, workers),
             Some(why) => match site::check_replaceable(dir) {
                 Ok(_) => eprintln!(
@@ -110,9 +111,10 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
         workers,
         ..ServeOptions::default()
     };
-    let (running, report) = crate::preview::serve_while_building(
+    let (running, report) = crate::preview::serve_while_building_for(
         &data,
         dir,
+        &base_url,
         args.bind,
         options,
         true,
@@ -129,11 +131,17 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
     Ok(())
 }
 
-/// How the preview's own site in `dir` differs from the sample `serve` would write now, in
-/// words (`another export, by model-demand 0.1.0`), or `None` when it does not, or when the site
+/// How the preview's own site in `dir` differs from the sample `serve` would write now for
+/// `base_url`, in words (`another export, by model-demand 0.1.0`), or `None` when it does not,
+/// or when the site
 /// is not the preview's (`build` wrote it, or it records nothing: it was built before sites
 /// recorded their inputs), which `serve` never replaces on its own.
-pub fn stale_preview(dir: &Path, export: &Source, supply: &Source) -> Result<Option<String>> {
+pub fn stale_preview(
+    dir: &Path,
+    base_url: &str,
+    export: &Source,
+    supply: &Source,
+) -> Result<Option<String>> {
     let Some(site) = Manifest::built_from(dir) else {
         return Ok(None);
     };
@@ -142,6 +150,7 @@ pub fn stale_preview(dir: &Path, export: &Source, supply: &Source) -> Result<Opt
     }
     let now = BuiltFrom::new(
         crate::preview::WRITTEN_BY,
+        base_url,
         Some(&export.read()?),
         Some(&supply.read()?),
     );

@@ -36,6 +36,9 @@ pub struct BuiltFrom {
     pub program: String,
     /// The command that wrote the site: `build`, or `serve` (the preview, from the sample).
     pub written_by: String,
+    /// The base address the site's links name (`--base-url`; the preview's own site names
+    /// the local server, `http://localhost:PORT`).
+    pub base_url: String,
     /// SHA-256 of the export's bytes (`null` for the no-data site).
     pub export_sha256: Option<String>,
     /// SHA-256 of the supply feed's bytes (`null` without one).
@@ -46,11 +49,17 @@ pub struct BuiltFrom {
 pub const PROGRAM: &str = concat!("model-demand ", env!("CARGO_PKG_VERSION"));
 
 impl BuiltFrom {
-    /// The record of a site written by `written_by` from inputs of these bytes.
-    pub fn new(written_by: &str, export: Option<&[u8]>, supply: Option<&[u8]>) -> BuiltFrom {
+    /// The record of a site written by `written_by` for `base_url` from inputs of these bytes.
+    pub fn new(
+        written_by: &str,
+        base_url: &str,
+        export: Option<&[u8]>,
+        supply: Option<&[u8]>,
+    ) -> BuiltFrom {
         BuiltFrom {
             program: PROGRAM.to_string(),
             written_by: written_by.to_string(),
+            base_url: base_url.to_string(),
             export_sha256: export.map(crate::digest::sha256_hex),
             supply_sha256: supply.map(crate::digest::sha256_hex),
         }
@@ -65,6 +74,9 @@ impl BuiltFrom {
         }
         if self.supply_sha256 != other.supply_sha256 {
             what.push("another supply feed".to_string());
+        }
+        if self.base_url != other.base_url {
+            what.push(format!("for {}", self.base_url));
         }
         if self.program != other.program {
             what.push(format!("by {}", self.program));
@@ -260,23 +272,22 @@ mod tests {
 
     #[test]
     fn a_streamed_manifest_is_the_whole_one_byte_for_byte() {
-        let record = BuiltFrom::new("serve", Some(b"export"), None);
+        let record = BuiltFrom::new("serve", "http://localhost:8080", Some(b"export"), None);
         for built_from in [None, Some(&record)] {
             same_bytes_streamed_and_whole(built_from);
         }
     }
 
     #[test]
-    fn a_record_differs_by_inputs_and_program_not_by_writer() {
-        let site = BuiltFrom::new("serve", Some(b"a"), Some(b"s"));
+    fn a_record_differs_by_inputs_address_and_program_not_by_writer() {
+        let local = "http://localhost:8080";
+        let site = BuiltFrom::new("serve", local, Some(b"a"), Some(b"s"));
+        let same = BuiltFrom::new("build", local, Some(b"a"), Some(b"s"));
+        assert_eq!(site.differences(&same), None);
+        let other = BuiltFrom::new("serve", "http://localhost:8081", Some(b"b"), None);
         assert_eq!(
-            site.differences(&BuiltFrom::new("build", Some(b"a"), Some(b"s"))),
-            None
-        );
-        assert_eq!(
-            site.differences(&BuiltFrom::new("serve", Some(b"b"), None))
-                .as_deref(),
-            Some("another export, another supply feed")
+            site.differences(&other).as_deref(),
+            Some("another export, another supply feed, for http://localhost:8080")
         );
         let old = BuiltFrom {
             program: "model-demand 0.0.1".to_string(),

@@ -33,6 +33,31 @@ pub fn serve_while_building(
     progress: bool,
     started: impl FnOnce(&Running, &Path),
 ) -> Result<(Running, BuildReport)> {
+    let base_url = crate::site::DEFAULT_BASE_URL;
+    serve_while_building_for(data, dir, base_url, bind, options, progress, started)
+}
+
+/// The base address of the preview's own site served on `bind`: `http://localhost:PORT`, so
+/// that its docs page and `/llms.txt` name the local `/mcp` (which answers requests addressed
+/// to `localhost`, `127.0.0.1` or `[::1]`, whatever the bind). Port 0 names no port before the
+/// server is bound: the public address is kept then.
+pub fn local_base_url(bind: SocketAddr) -> String {
+    match bind.port() {
+        0 => crate::site::DEFAULT_BASE_URL.to_string(),
+        port => format!("http://localhost:{port}"),
+    }
+}
+
+/// [`serve_while_building`] of a site whose links name `base_url`.
+pub fn serve_while_building_for(
+    data: &SiteData<'_>,
+    dir: &Path,
+    base_url: &str,
+    bind: SocketAddr,
+    options: ServeOptions,
+    progress: bool,
+    started: impl FnOnce(&Running, &Path),
+) -> Result<(Running, BuildReport)> {
     site::check_replaceable(dir)?;
     // One name per process and call: two previews of one process never share it.
     static CALLS: AtomicU64 = AtomicU64::new(0);
@@ -44,6 +69,7 @@ pub fn serve_while_building(
     let compact = BuildOptions {
         layout: Layout::Edge,
         written_by: WRITTEN_BY,
+        base_url: base_url.to_string(),
         ..BuildOptions::new(&interim.0)
     };
     site::build(data, &compact)?;
@@ -52,6 +78,7 @@ pub fn serve_while_building(
     let full = BuildOptions {
         progress,
         written_by: WRITTEN_BY,
+        base_url: base_url.to_string(),
         ..BuildOptions::new(dir)
     };
     let report = site::build(data, &full)?;

@@ -355,10 +355,11 @@ fn write_all(
     let built_from = match data {
         SiteData::Data { inputs, .. } => BuiltFrom::new(
             options.written_by,
+            &options.base_url,
             Some(&inputs.export_bytes),
             inputs.supply_bytes.as_deref(),
         ),
-        SiteData::Unavailable => BuiltFrom::new(options.written_by, None, None),
+        SiteData::Unavailable => BuiltFrom::new(options.written_by, &options.base_url, None, None),
     };
     let mut manifest =
         ManifestWriter::new(BufWriter::new(file), Some(&built_from)).map_err(failed)?;

@@ -225,9 +225,12 @@ fn serve_rebuilds_only_its_own_site_when_the_inputs_change() {
             ..BuildOptions::new(&out)
         };
         site::build(&data, &options).expect("builds");
-        assert_eq!(stale_preview(&out, &small, &supply).expect("reads"), None);
         assert_eq!(
-            stale_preview(&out, &other, &supply)
+            stale_preview(&out, site::DEFAULT_BASE_URL, &small, &supply).expect("reads"),
+            None
+        );
+        assert_eq!(
+            stale_preview(&out, site::DEFAULT_BASE_URL, &other, &supply)
                 .expect("reads")
                 .as_deref(),
             stale,
@@ -309,4 +312,38 @@ fn facts_says_a_host_name_that_does_not_resolve_is_one() {
         "{said}"
     );
     assert!(!said.contains("try again later"), "{said}");
+}
+
+#[test]
+fn the_preview_names_the_local_mcp_in_its_docs_and_llms_txt() {
+    let (inputs, catalog) = common::small();
+    let data = SiteData::Data {
+        inputs: &inputs,
+        catalog: &catalog,
+    };
+    let dir = common::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    let bind: std::net::SocketAddr = "127.0.0.1:8080".parse().expect("addr");
+    let base = model_demand::preview::local_base_url(bind);
+    assert_eq!(base, "http://localhost:8080");
+    let options = model_demand::serve::ServeOptions::default();
+    // Served on a free port; the site is built for the address asked (8080).
+    let (running, _) = model_demand::preview::serve_while_building_for(
+        &data,
+        &out,
+        &base,
+        "127.0.0.1:0".parse().expect("addr"),
+        options,
+        false,
+        |_, _| {},
+    )
+    .expect("serves");
+    let addr = running.addr.to_string();
+    let llms = get(&addr, "/llms.txt");
+    assert!(llms.contains("http://localhost:8080/mcp"), "{llms}");
+    assert!(!llms.contains("model-demand.netlify.app/mcp"), "{llms}");
+    let docs = get(&addr, "/docs/");
+    assert!(docs.contains("http://localhost:8080/mcp"), "{docs}");
+    let record = Manifest::built_from(&out).expect("a record");
+    assert_eq!(record.base_url, "http://localhost:8080");
 }
