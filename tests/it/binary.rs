@@ -347,3 +347,56 @@ fn the_preview_names_the_local_mcp_in_its_docs_and_llms_txt() {
     let record = Manifest::built_from(&out).expect("a record");
     assert_eq!(record.base_url, "http://localhost:8080");
 }
+
+/// The archive `scripts/release/package.sh` packs (of this test build's binary), unpacked in an
+/// empty directory and run from another: the layout a release ships, away from the repository.
+#[test]
+fn the_archive_s_binary_answers_outside_the_repository() {
+    let dir = common::tempdir().expect("temp dir");
+    let bin = Path::new(env!("CARGO_BIN_EXE_model-demand"));
+    let out = Command::new("bash")
+        .arg(crate_path("scripts/release/package.sh"))
+        .args(["v0.0.0-test", "x86_64-unknown-linux-gnu"])
+        .arg(bin.parent().expect("the binary's directory"))
+        .arg(dir.path().join("dist"))
+        .output()
+        .expect("package.sh runs");
+    assert!(out.status.success(), "{}", common::output_text(&out));
+    let archive = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let name = "model-demand-v0.0.0-test-x86_64-unknown-linux-gnu";
+    assert!(
+        archive.ends_with(&format!("dist/{name}.tar.gz")),
+        "{archive}"
+    );
+    let sum = std::fs::read_to_string(format!("{archive}.sha256")).expect("a checksum");
+    let archive_bytes = std::fs::read(&archive).expect("the archive");
+    assert_eq!(
+        sum,
+        format!("{}  {name}.tar.gz\n", sha256_hex(&archive_bytes))
+    );
+    let unpacked = dir.path().join("unpacked");
+    std::fs::create_dir(&unpacked).expect("mkdir");
+    let status = Command::new("tar")
+        .arg("-xzf")
+        .arg(&archive)
+        .current_dir(&unpacked)
+        .status()
+        .expect("tar runs");
+    assert!(status.success());
+    assert_eq!(entries(&unpacked.join(name)), ["README.md", "model-demand"]);
+    let cwd = dir.path().join("elsewhere");
+    std::fs::create_dir(&cwd).expect("mkdir");
+    let out = Command::new(unpacked.join(name).join("model-demand"))
+        .args(["query", "--include", "limit=1"])
+        .current_dir(&cwd)
+        .env("TMPDIR", &cwd)
+        .output()
+        .expect("the unpacked binary runs");
+    assert!(out.status.success(), "{}", common::output_text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("HTTP/1.1 200\n"),
+        "{}",
+        common::output_text(&out)
+    );
+    assert!(entries(&cwd).is_empty(), "query writes nothing");
+}
