@@ -272,13 +272,14 @@ fn a_port_in_use_names_bind() {
     let addr = taken.local_addr().expect("its address");
     let dir = common::tempdir().expect("temp dir");
     common::build_small_as(&dir.path().join("out"), Layout::Edge);
-    let err = model_demand::serve::start(
+    let started = model_demand::serve::start(
         &dir.path().join("out"),
         addr,
         model_demand::serve::ServeOptions::default(),
-    )
-    .err()
-    .expect("the port is taken");
+    );
+    let Err(err) = started else {
+        panic!("served on {addr}, which is taken");
+    };
     let next = std::net::SocketAddr::new(addr.ip(), addr.port() + 1);
     assert_eq!(
         err.to_string(),
