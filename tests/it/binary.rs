@@ -401,3 +401,84 @@ fn the_archive_s_binary_answers_outside_the_repository() {
     );
     assert!(entries(&cwd).is_empty(), "query writes nothing");
 }
+
+/// `model-demand serve --dir out` in `cwd` until it says it serves `out` itself (its last
+/// line before it waits); returns what it said, and stops it.
+fn serve_until_it_serves_out(cwd: &Path) -> Vec<String> {
+    let mut child = command_in(cwd, &["serve", "--bind", "127.0.0.1:0", "--dir", "out"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("serve starts");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut said = Vec::new();
+    for line in BufReader::new(stderr).lines() {
+        let Ok(line) = line else { break };
+        let done = line.starts_with("serving out ");
+        said.push(line);
+        if done {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    said
+}
+
+#[test]
+fn serve_notices_an_edited_sample_and_rebuilds_its_site_once() {
+    let cwd = common::tempdir().expect("temp dir");
+    let sample = cwd.path().join("data/sample");
+    std::fs::create_dir_all(&sample).expect("mkdir");
+    let export = sample.join("export.json");
+    std::fs::copy(crate_path("tests/fixtures/small/export.json"), &export).expect("copy");
+    std::fs::copy(
+        crate_path("tests/fixtures/small/supply.json"),
+        sample.join("supply.json"),
+    )
+    .expect("copy");
+    let from = "export data/sample/export.json, supply data/sample/supply.json";
+    let first = serve_until_it_serves_out(cwd.path());
+    assert!(
+        first[0].starts_with(&format!("out holds no site: writing {from} into it")),
+        "{first:?}"
+    );
+    assert!(
+        first.last().is_some_and(|l| l.starts_with("serving out ")),
+        "{first:?}"
+    );
+    // Unchanged inputs: the site is served as it is.
+    let again = serve_until_it_serves_out(cwd.path());
+    assert_eq!(again.len(), 1, "{again:?}");
+    // An edited export (one more newline: other bytes, still accepted): rebuilt, said once.
+    let mut bytes = std::fs::read(&export).expect("read");
+    bytes.push(b'\n');
+    std::fs::write(&export, &bytes).expect("write");
+    let edited = serve_until_it_serves_out(cwd.path());
+    assert_eq!(
+        edited[0],
+        format!(
+            "out was built from another export: rebuilding it from {from}, answered from its \
+             compact layout meanwhile"
+        ),
+        "{edited:?}"
+    );
+    let record = Manifest::built_from(&cwd.path().join("out")).expect("a record");
+    assert_eq!(record.export_sha256, Some(sha256_hex(&bytes)));
+    assert_eq!(record.written_by, "serve");
+    // A file of the user's in it: never replaced, said, and served as it is.
+    std::fs::write(cwd.path().join("out/notes.txt"), b"mine").expect("write");
+    bytes.push(b'\n');
+    std::fs::write(&export, &bytes).expect("write");
+    let refused = serve_until_it_serves_out(cwd.path());
+    assert!(
+        refused[0].starts_with(
+            "out was built from another export, but is not rebuilt (refusing to replace out:"
+        ) && refused[0].ends_with("; serving it as it is"),
+        "{refused:?}"
+    );
+    assert_eq!(
+        std::fs::read(cwd.path().join("out/notes.txt")).expect("kept"),
+        b"mine"
+    );
+}
