@@ -251,6 +251,15 @@ pub struct BucketSection {
 }
 
 impl RunReport {
+    /// The sections of what the run kept unknown, for `unknowns::record` to fill.
+    pub(super) fn unknowns(&mut self) -> super::unknowns::Sections<'_> {
+        super::unknowns::Sections {
+            unreviewed_configurations: &mut self.unreviewed_configurations,
+            uncounted_checkpoints: &mut self.uncounted_checkpoints,
+            unsupported_quantizations: &mut self.unsupported_quantizations,
+        }
+    }
+
     /// An empty report of a run at `run_at`.
     pub fn new(run_at: &str) -> RunReport {
         RunReport {
@@ -713,7 +722,13 @@ impl RunReport {
                 );
             }
         }
-        super::unknowns::markdown(self, md, cell);
+        super::unknowns::markdown(
+            &self.unreviewed_configurations,
+            &self.uncounted_checkpoints,
+            &self.unsupported_quantizations,
+            md,
+            cell,
+        );
         let failed: Vec<&RepositorySection> = self
             .repositories
             .iter()

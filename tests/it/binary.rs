@@ -42,6 +42,15 @@ fn the_crate_error_names_no_module_above_it() {
 }
 
 #[test]
+fn the_run_report_s_unknown_sections_sit_below_the_report() {
+    let code = code_of("collect/unknowns.rs");
+    assert!(
+        !code.contains("report::") && !code.contains("RunReport"),
+        "src/collect/unknowns.rs fills sections the report lends it, and names no report"
+    );
+}
+
+#[test]
 fn the_preview_and_the_ownership_rules_do_not_read_the_collector() {
     for rel in [
         "ownership.rs",
