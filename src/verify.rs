@@ -61,6 +61,7 @@ pub fn verify_with(dir: &Path, options: &VerifyOptions) -> Result<VerifyReport> 
         files: AtomicU64::new(0),
         of: manifest.files.len() as u64,
         answers: AtomicU64::new(0),
+        answers_of: AtomicU64::new(0),
     };
     let (files, requests, every_list_answer) =
         progress.shown(options.progress, || -> Result<_> {
@@ -92,6 +93,8 @@ struct Progress {
     of: u64,
     /// Answers compared with the ones recomputed from the site's feeds.
     answers: AtomicU64,
+    /// Answers to compare, once known (0 before).
+    answers_of: AtomicU64,
 }
 
 impl Progress {
@@ -119,13 +122,17 @@ impl Progress {
         })
     }
 
-    /// `  ... 12000 of 68471 files checked, 0 answers compared (4 s)`.
+    /// `  ... 12000 of 68471 files checked, 0 answers compared (4 s)`; once the answers to
+    /// compare are known, `… 20739 of 70916 answers compared (…)`.
     fn line(&self, seconds: u64) -> String {
+        let answers = match self.answers_of.load(Ordering::Relaxed) {
+            0 => self.answers.load(Ordering::Relaxed).to_string(),
+            of => format!("{} of {of}", self.answers.load(Ordering::Relaxed)),
+        };
         format!(
-            "  ... {} of {} files checked, {} answers compared ({seconds} s)",
+            "  ... {} of {} files checked, {answers} answers compared ({seconds} s)",
             self.files.load(Ordering::Relaxed),
             self.of,
-            self.answers.load(Ordering::Relaxed)
         )
     }
 }
@@ -329,6 +336,9 @@ fn check_answers(
         queries.push(format!("model_id={}", percent_encode(id)));
         queries.push(format!("model_id={id}"));
     }
+    progress
+        .answers_of
+        .store(queries.len() as u64, Ordering::Relaxed);
     for q in &queries {
         progress.answers.fetch_add(1, Ordering::Relaxed);
         let expected = api.answer(q);
@@ -392,10 +402,17 @@ mod tests {
             files: AtomicU64::new(12_000),
             of: 68_471,
             answers: AtomicU64::new(0),
+            answers_of: AtomicU64::new(0),
         };
         assert_eq!(
             progress.line(4),
             "  ... 12000 of 68471 files checked, 0 answers compared (4 s)"
+        );
+        progress.answers.store(20_739, Ordering::Relaxed);
+        progress.answers_of.store(70_916, Ordering::Relaxed);
+        assert_eq!(
+            progress.line(6),
+            "  ... 12000 of 68471 files checked, 20739 of 70916 answers compared (6 s)"
         );
         // Without progress asked, the work runs and nothing is printed.
         assert_eq!(progress.shown(false, || 7), 7);
