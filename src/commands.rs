@@ -132,10 +132,10 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
 }
 
 /// How the preview's own site in `dir` differs from the sample `serve` would write now for
-/// `base_url`, in words (`another export, by model-demand 0.1.0`), or `None` when it does not,
-/// or when the site
-/// is not the preview's (`build` wrote it, or it records nothing: it was built before sites
-/// recorded their inputs), which `serve` never replaces on its own.
+/// `base_url`, in words (`another export, another program version (model-demand 0.1.0)`), or
+/// `None` when it does not, or when the site is not the preview's (`build` wrote it, or it
+/// records nothing: it was built before sites recorded their inputs), which `serve` never
+/// replaces on its own.
 pub fn stale_preview(
     dir: &Path,
     base_url: &str,

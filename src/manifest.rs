@@ -76,10 +76,10 @@ impl BuiltFrom {
             what.push("another supply feed".to_string());
         }
         if self.base_url != other.base_url {
-            what.push(format!("for {}", self.base_url));
+            what.push(format!("another base URL ({})", self.base_url));
         }
         if self.program != other.program {
-            what.push(format!("by {}", self.program));
+            what.push(format!("another program version ({})", self.program));
         }
         (!what.is_empty()).then(|| what.join(", "))
     }
@@ -287,7 +287,7 @@ mod tests {
         let other = BuiltFrom::new("serve", "http://localhost:8081", Some(b"b"), None);
         assert_eq!(
             site.differences(&other).as_deref(),
-            Some("another export, another supply feed, for http://localhost:8080")
+            Some("another export, another supply feed, another base URL (http://localhost:8080)")
         );
         let old = BuiltFrom {
             program: "model-demand 0.0.1".to_string(),
@@ -295,7 +295,7 @@ mod tests {
         };
         assert_eq!(
             old.differences(&site).as_deref(),
-            Some("by model-demand 0.0.1")
+            Some("another program version (model-demand 0.0.1)")
         );
     }
 
