@@ -36,6 +36,13 @@ pub enum Command {
         /// The built site.
         #[arg(long, value_name = "DIR", default_value = "out")]
         dir: PathBuf,
+        /// Also check that the site was built from this export (its manifest records the
+        /// inputs' SHA-256).
+        #[arg(long, value_name = "PATH")]
+        export: Option<PathBuf>,
+        /// Also check that the site was built from this supply feed.
+        #[arg(long, value_name = "PATH")]
+        supply: Option<PathBuf>,
     },
     /// Collect a new export and supply feed from OpenRouter and Hugging Face into DIR
     /// (export.json, supply.json), written only after they pass the same gate as `check`.
@@ -115,7 +122,8 @@ pub struct CollectArgs {
     /// Hugging Face's base URL.
     #[arg(long, value_name = "URL", default_value = "https://huggingface.co")]
     pub huggingface_url: String,
-    /// The collection policy (model-demand.policy.v1).
+    /// The collection policy (model-demand.policy.v1); the default, when the current directory
+    /// has no data/policy.json, is the one embedded in the binary.
     #[arg(long, value_name = "PATH", default_value = crate::collect::policy::DEFAULT_POLICY)]
     pub policy: PathBuf,
     /// Cache of immutable Hugging Face files, keyed by repository and commit.
@@ -141,7 +149,8 @@ pub struct FactsArgs {
     /// source_url) instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// The collection policy (model-demand.policy.v1); its config_defaults apply.
+    /// The collection policy (model-demand.policy.v1); its config_defaults apply. The default,
+    /// when the current directory has no data/policy.json, is the one embedded in the binary.
     #[arg(long, value_name = "PATH", default_value = crate::collect::policy::DEFAULT_POLICY)]
     pub policy: PathBuf,
     /// Cache of immutable Hugging Face files, keyed by repository and commit (the one
@@ -183,12 +192,14 @@ pub struct BuildArgs {
 /// The inputs every data command reads.
 #[derive(Debug, Args)]
 pub struct InputArgs {
-    /// Export v1 file (model-demand.export.v1).
-    #[arg(long, value_name = "PATH", default_value = crate::SAMPLE_EXPORT)]
-    pub export: PathBuf,
-    /// Supply v1 file (model-demand.supply.v1).
-    #[arg(long, value_name = "PATH", default_value = crate::SAMPLE_SUPPLY, conflicts_with = "no_supply")]
-    pub supply: PathBuf,
+    /// Export v1 file (model-demand.export.v1) [default: data/sample/export.json when the
+    /// current directory has it, else the bundled sample embedded in the binary].
+    #[arg(long, value_name = "PATH")]
+    pub export: Option<PathBuf>,
+    /// Supply v1 file (model-demand.supply.v1) [default: data/sample/supply.json when the
+    /// current directory has it, else the bundled sample's, embedded in the binary].
+    #[arg(long, value_name = "PATH", conflicts_with = "no_supply")]
+    pub supply: Option<PathBuf>,
     /// Read no supply feed: every model's supply is not_collected.
     #[arg(long)]
     pub no_supply: bool,
@@ -198,9 +209,21 @@ pub struct InputArgs {
 }
 
 impl InputArgs {
-    /// The supply path, unless `--no-supply` was given.
-    pub fn supply_path(&self) -> Option<&std::path::Path> {
-        (!self.no_supply).then_some(self.supply.as_path())
+    /// The export to read: `--export`, else the repository's sample in the current directory,
+    /// else the embedded one ([`crate::bundled`]).
+    pub fn export_source(&self) -> crate::bundled::Source {
+        crate::bundled::Source::resolve(self.export.as_deref(), crate::SAMPLE_EXPORT)
+    }
+
+    /// The supply feed to read (as [`InputArgs::export_source`]), unless `--no-supply` was given.
+    pub fn supply_source(&self) -> Option<crate::bundled::Source> {
+        (!self.no_supply)
+            .then(|| crate::bundled::Source::resolve(self.supply.as_deref(), crate::SAMPLE_SUPPLY))
+    }
+
+    /// What the output says the inputs are ([`crate::bundled::describe`]).
+    pub fn describe(&self) -> String {
+        crate::bundled::describe(&self.export_source(), self.supply_source().as_ref())
     }
 }
 

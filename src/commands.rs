@@ -5,18 +5,23 @@ use std::path::Path;
 
 use time::OffsetDateTime;
 
+use crate::bundled::{self, Source};
 use crate::cli::{BuildArgs, CollectArgs, FactsArgs, InputArgs, McpArgs, QueryArgs, ServeArgs};
 use crate::collect::{self, CollectOptions, CollectReport};
 use crate::error::Result;
+use crate::manifest::{BuiltFrom, Manifest};
 use crate::render::{Api, Response};
 use crate::serve::ServeOptions;
 use crate::site::{self, BuildOptions, BuildReport, SiteData};
-use crate::{load, parse_now, summary, Inputs, SAMPLE_EXPORT, SAMPLE_SUPPLY};
+use crate::{load_sources, parse_now, summary, Inputs, SAMPLE_EXPORT, SAMPLE_SUPPLY};
 
-/// Loads and validates the inputs the arguments name, and the clock (`--now`, else now).
+/// Loads and validates the inputs the arguments name (a path given, else the repository's
+/// sample in the current directory, else the one in the binary: [`crate::bundled`]), and the
+/// clock (`--now`, else now).
 pub fn load_inputs(input: &InputArgs) -> Result<(Inputs, OffsetDateTime)> {
     let now = now_or_clock(input.now.as_deref())?;
-    Ok((load(&input.export, input.supply_path())?, now))
+    let supply = input.supply_source();
+    Ok((load_sources(&input.export_source(), supply.as_ref())?, now))
 }
 
 fn now_or_clock(now: Option<&str>) -> Result<OffsetDateTime> {
@@ -49,6 +54,7 @@ pub fn build(args: &BuildArgs) -> Result<BuildReport> {
     }
     let (inputs, now) = load_inputs(&args.input)?;
     let catalog = inputs.served_models(now);
+    eprintln!("inputs: {}", args.input.describe());
     eprintln!("{}", summary(&inputs, &catalog));
     let data = SiteData::Data {
         inputs: &inputs,
@@ -59,21 +65,43 @@ pub fn build(args: &BuildArgs) -> Result<BuildReport> {
 
 /// `serve`: serves the site in the directory until the process is stopped. When the directory
 /// holds no site (absent or empty), the bundled sample is written into it, and answered from
-/// its compact layout meanwhile ([`crate::preview`]).
+/// its compact layout meanwhile ([`crate::preview`]); when it holds a site `serve` wrote from
+/// other inputs than the sample's now (an edited `data/sample/`, another program version), the
+/// site is written again the same way, and one line says why.
 pub fn serve(args: &ServeArgs) -> Result<()> {
     let workers = usize::from(args.workers);
     let dir = &args.dir;
-    if crate::manifest::Manifest::is_present(dir) {
-        return crate::serve::serve(dir, args.bind, workers);
+    let export = Source::resolve(None, SAMPLE_EXPORT);
+    let supply = Source::resolve(None, SAMPLE_SUPPLY);
+    let from = bundled::describe(&export, Some(&supply));
+    let base_url = crate::preview::local_base_url(args.bind);
+    if Manifest::is_present(dir) {
+        match stale_preview(dir, &base_url, &export, &supply)? {
+            None => return crate::serve::serve(dir, args.bind, workers),
+            Some(why) => match site::check_replaceable(dir) {
+                Ok(_) => eprintln!(
+                    "{} was built from {why}: rebuilding it from {from}, answered from its compact layout meanwhile",
+                    dir.display()
+                ),
+                Err(refused) => {
+                    eprintln!(
+                        "{} was built from {why}, but is not rebuilt ({refused}); serving it as it is",
+                        dir.display()
+                    );
+                    return crate::serve::serve(dir, args.bind, workers);
+                }
+            },
+        }
+    } else {
+        // Refused before anything else, the sample's load included (`serve_while_building`
+        // checks again, for its other callers).
+        site::check_replaceable(dir)?;
+        eprintln!(
+            "{} holds no site: writing {from} into it (about 68,000 files, 5.7 GB), answered from its compact layout meanwhile",
+            dir.display()
+        );
     }
-    // Refused before anything else, the sample's load included (`serve_while_building` checks
-    // again, for its other callers).
-    site::check_replaceable(dir)?;
-    eprintln!(
-        "{} holds no site: writing the bundled sample into it (about 68,000 files, 5.7 GB), answered from its compact layout meanwhile",
-        dir.display()
-    );
-    let inputs = load(Path::new(SAMPLE_EXPORT), Some(Path::new(SAMPLE_SUPPLY)))?;
+    let inputs = load_sources(&export, Some(&supply))?;
     let catalog = inputs.served_models(OffsetDateTime::now_utc());
     let data = SiteData::Data {
         inputs: &inputs,
@@ -83,9 +111,10 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
         workers,
         ..ServeOptions::default()
     };
-    let (running, report) = crate::preview::serve_while_building(
+    let (running, report) = crate::preview::serve_while_building_for(
         &data,
         dir,
+        &base_url,
         args.bind,
         options,
         true,
@@ -100,6 +129,32 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
     eprintln!("{}", crate::serve::serving_line(dir, running.addr, workers));
     running.wait();
     Ok(())
+}
+
+/// How the preview's own site in `dir` differs from the sample `serve` would write now for
+/// `base_url`, in words (`another export, another program version (model-demand 0.1.0)`), or
+/// `None` when it does not, or when the site is not the preview's (`build` wrote it, or it
+/// records nothing: it was built before sites recorded their inputs), which `serve` never
+/// replaces on its own.
+pub fn stale_preview(
+    dir: &Path,
+    base_url: &str,
+    export: &Source,
+    supply: &Source,
+) -> Result<Option<String>> {
+    let Some(site) = Manifest::built_from(dir) else {
+        return Ok(None);
+    };
+    if site.written_by != crate::preview::WRITTEN_BY {
+        return Ok(None);
+    }
+    let now = BuiltFrom::new(
+        crate::preview::WRITTEN_BY,
+        base_url,
+        Some(&export.read()?),
+        Some(&supply.read()?),
+    );
+    Ok(site.differences(&now))
 }
 
 /// `collect`: the two input files from the live sources.

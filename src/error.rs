@@ -1,10 +1,10 @@
 //! The crate's one error type and the validation `Problem` list the gate reports.
+//!
+//! This is the bottom of the crate: it names no type of a module above it. The collector's
+//! own error (`collect::CollectError`) converts into [`Error::Collect`], not the reverse.
 
 use std::fmt;
 use std::path::PathBuf;
-
-use crate::collect::report::REPORT_SCHEMA_VERSION;
-pub use crate::collect::CollectError;
 
 /// One thing wrong with an input file, located by its JSON path (`$.days[3].date`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,9 +74,10 @@ pub enum Error {
         /// What is there.
         why: String,
     },
-    /// `collect` (or `facts`) could not collect; nothing was written.
+    /// `collect`, `facts` or `collect-report` stopped (the collector's own error, boxed so
+    /// this module names nothing of the collector); its text is the collector's message.
     #[error(transparent)]
-    Collect(#[from] CollectError),
+    Collect(Box<dyn std::error::Error + Send + Sync>),
     /// A directory is not a site this program wrote: its manifest is missing its format.
     #[error("{dir}: not a site manifest ({why})")]
     NotAManifest {
@@ -124,6 +125,16 @@ pub enum Error {
         /// rmcp's reason.
         why: String,
     },
+    /// The preview server's address is taken by another listener.
+    #[error(
+        "cannot listen on {bind}: the address is in use (another program, or another \
+         `model-demand serve`, listens there); choose another with --bind, e.g. --bind {}",
+        next_port(*.bind)
+    )]
+    AddressInUse {
+        /// The address asked for.
+        bind: std::net::SocketAddr,
+    },
     /// The preview server could not start its connection threads.
     #[error("cannot serve on {bind}: {why}")]
     Serve {
@@ -147,37 +158,6 @@ pub enum Error {
         name: String,
         /// `staging` or `old`.
         role: &'static str,
-    },
-    /// A previous supply feed passed the gate but could not be read as JSON values.
-    #[error("{path}: {why}")]
-    PreviousSupply {
-        /// The feed.
-        path: PathBuf,
-        /// The parser's reason.
-        why: serde_json::Error,
-    },
-    /// `--report` names a file that is not a run report; nothing was changed.
-    #[error(
-        "refusing to replace {path}: it is not a collect run report. Nothing was changed: \
-         pass --report a new path"
-    )]
-    ReportNotReplaceable {
-        /// The path given.
-        path: PathBuf,
-    },
-    /// `collect-report` was given a file that is not a run report.
-    #[error("{path} is not a collect run report: {why}")]
-    NotAReport {
-        /// The file.
-        path: PathBuf,
-        /// The parser's reason.
-        why: serde_json::Error,
-    },
-    /// `collect-report` was given a run report of another schema version.
-    #[error("{path} is not a {} report", REPORT_SCHEMA_VERSION)]
-    ReportVersion {
-        /// The file.
-        path: PathBuf,
     },
     /// A value could not be written as JSON (its text is serde_json's own).
     #[error(transparent)]
@@ -211,6 +191,13 @@ pub enum ManifestProblem {
 
 /// The crate's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The address after `bind`: the same host, the next port (the port before the last one).
+fn next_port(bind: std::net::SocketAddr) -> std::net::SocketAddr {
+    let mut next = bind;
+    next.set_port(bind.port().checked_add(1).unwrap_or(bind.port() - 1));
+    next
+}
 
 fn refused_summary(files: &[(PathBuf, Vec<Problem>)]) -> String {
     let parts: Vec<String> = files

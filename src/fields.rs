@@ -75,8 +75,8 @@ pub(crate) const SIGNED_DECIMAL_STRING: &str = "^-?(0|[1-9][0-9]*)(\\.[0-9]*[1-9
 pub(crate) const TIMESTAMP: &str = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$";
 /// A calendar date `YYYY-MM-DD`.
 pub(crate) const DATE: &str = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$";
-/// A model, release or route ID.
-pub(crate) const MODEL_ID: &str = "^[A-Za-z0-9][A-Za-z0-9._:/-]*$";
+/// A model, release or route ID (the gate's own pattern, which the gate names in its refusals).
+pub(crate) use crate::validate::MODEL_ID;
 /// A reason code.
 pub(crate) const REASON_CODE: &str = "^[a-z][a-z0-9_]*$";
 /// A name token (architecture, format).

@@ -9,6 +9,7 @@
 // private, so that the compiler sees their dead code.
 #![warn(unreachable_pub, missing_docs)]
 
+pub mod bundled;
 pub mod catalogue;
 pub mod charts;
 pub mod cli;
@@ -52,10 +53,8 @@ use crate::export::Export;
 use crate::records::ServedModels;
 use crate::supply::Supply;
 
-/// Where the bundled sample export lives, relative to the repository root.
-pub const SAMPLE_EXPORT: &str = "data/sample/export.json";
-/// Where the bundled sample supply feed lives, relative to the repository root.
-pub const SAMPLE_SUPPLY: &str = "data/sample/supply.json";
+use crate::bundled::Source;
+pub use crate::bundled::{SAMPLE_EXPORT, SAMPLE_SUPPLY};
 
 /// Accepted inputs: an export and, optionally, a supply feed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,8 +79,18 @@ impl Inputs {
 /// Loads and validates the export and the optional supply feed. Both files are checked before
 /// failing so that every problem of both is reported at once.
 pub fn load(export_path: &Path, supply_path: Option<&Path>) -> Result<Inputs> {
-    let export_bytes = read(export_path)?;
-    let supply_bytes = supply_path.map(read).transpose()?;
+    let supply = supply_path.map(|path| Source::File(path.to_path_buf()));
+    load_sources(&Source::File(export_path.to_path_buf()), supply.as_ref())
+}
+
+/// [`load`] of inputs that may be files or the copies inside the binary ([`bundled`]).
+pub fn load_sources(export_source: &Source, supply_source: Option<&Source>) -> Result<Inputs> {
+    let export_name = export_source.name();
+    let supply_name = supply_source.map(Source::name);
+    let export_path = export_name.as_path();
+    let supply_path = supply_name.as_deref();
+    let export_bytes = export_source.read()?;
+    let supply_bytes = supply_source.map(Source::read).transpose()?;
     let export = json::parse(&export_bytes, export_path).map(|raw| export::validate(&raw));
     let supply = match (supply_path, &supply_bytes) {
         (Some(path), Some(bytes)) => {
@@ -117,10 +126,6 @@ pub fn load(export_path: &Path, supply_path: Option<&Path>) -> Result<Inputs> {
         }),
         _ => Err(Error::Refused(refused)),
     }
-}
-
-fn read(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))
 }
 
 /// Parses a `--now` value (RFC 3339, any offset) into a UTC instant.

@@ -71,8 +71,17 @@ fn run(cli: Cli) -> Result<ExitCode, Stop> {
         }
         Command::Build(args) => eprintln!("{}", commands::build(&args)?.summary(&args.out)),
         Command::Serve(args) => commands::serve(&args)?,
-        Command::Verify { dir } => {
-            let report = model_demand::verify::verify(&dir)?;
+        Command::Verify {
+            dir,
+            export,
+            supply,
+        } => {
+            let options = model_demand::verify::VerifyOptions {
+                export,
+                supply,
+                progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            };
+            let report = model_demand::verify::verify_with(&dir, &options)?;
             let answers = if report.every_list_answer {
                 "answers (every list answer of the edge layout)"
             } else {

@@ -26,11 +26,73 @@ pub struct ManifestEntry {
     pub sha256: String,
 }
 
+/// What a site was built from: the program and the inputs' SHA-256, so that `serve` can tell
+/// a site it wrote from older inputs (or by another version) and `verify` can tell a site not
+/// built from the inputs it is given. Absent from the manifests of sites built before it was
+/// recorded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuiltFrom {
+    /// The program and its version (`model-demand 0.1.0`).
+    pub program: String,
+    /// The command that wrote the site: `build`, or `serve` (the preview, from the sample).
+    pub written_by: String,
+    /// The base address the site's links name (`--base-url`; the preview's own site names
+    /// the local server, `http://localhost:PORT`).
+    pub base_url: String,
+    /// SHA-256 of the export's bytes (`null` for the no-data site).
+    pub export_sha256: Option<String>,
+    /// SHA-256 of the supply feed's bytes (`null` without one).
+    pub supply_sha256: Option<String>,
+}
+
+/// This program as [`BuiltFrom::program`] names it.
+pub const PROGRAM: &str = concat!("model-demand ", env!("CARGO_PKG_VERSION"));
+
+impl BuiltFrom {
+    /// The record of a site written by `written_by` for `base_url` from inputs of these bytes.
+    pub fn new(
+        written_by: &str,
+        base_url: &str,
+        export: Option<&[u8]>,
+        supply: Option<&[u8]>,
+    ) -> BuiltFrom {
+        BuiltFrom {
+            program: PROGRAM.to_string(),
+            written_by: written_by.to_string(),
+            base_url: base_url.to_string(),
+            export_sha256: export.map(crate::digest::sha256_hex),
+            supply_sha256: supply.map(crate::digest::sha256_hex),
+        }
+    }
+
+    /// How `self` (a site's record) differs from `other` (the inputs at hand), in words, or
+    /// `None` when the program and both inputs are the same (who wrote it does not count).
+    pub fn differences(&self, other: &BuiltFrom) -> Option<String> {
+        let mut what = Vec::new();
+        if self.export_sha256 != other.export_sha256 {
+            what.push("another export".to_string());
+        }
+        if self.supply_sha256 != other.supply_sha256 {
+            what.push("another supply feed".to_string());
+        }
+        if self.base_url != other.base_url {
+            what.push(format!("another base URL ({})", self.base_url));
+        }
+        if self.program != other.program {
+            what.push(format!("another program version ({})", self.program));
+        }
+        (!what.is_empty()).then(|| what.join(", "))
+    }
+}
+
 /// The manifest: every file of the site but the manifest itself, sorted by path.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {
     /// Always `model-demand.manifest.v1`.
     pub schema_version: String,
+    /// What the site was built from (absent in sites built before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub built_from: Option<BuiltFrom>,
     /// The files.
     pub files: Vec<ManifestEntry>,
 }
@@ -50,6 +112,24 @@ impl Manifest {
             .ok()
             .and_then(|bytes| serde_json::from_slice::<Head>(&bytes).ok())
             .is_some_and(|head| head.schema_version == MANIFEST_SCHEMA_VERSION)
+    }
+
+    /// What the site in `dir` records it was built from, when its manifest is of this
+    /// program's schema and records it; reads the head and skips over the entries.
+    pub fn built_from(dir: &Path) -> Option<BuiltFrom> {
+        #[derive(Deserialize)]
+        struct Head {
+            schema_version: String,
+            #[serde(default)]
+            built_from: Option<BuiltFrom>,
+            #[serde(rename = "files")]
+            _files: serde::de::IgnoredAny,
+        }
+        std::fs::read(dir.join(MANIFEST))
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<Head>(&bytes).ok())
+            .filter(|head| head.schema_version == MANIFEST_SCHEMA_VERSION)
+            .and_then(|head| head.built_from)
     }
 
     /// Reads `dir/manifest.json`, returning it and its bytes; the one loader of the preview
@@ -101,14 +181,20 @@ impl<W: Write> Write for CountingWriter<W> {
 }
 
 impl<W: Write> ManifestWriter<W> {
-    /// Starts a manifest on `out`.
-    pub fn new(out: W) -> io::Result<ManifestWriter<W>> {
+    /// Starts a manifest on `out`, with what the site was built from.
+    pub fn new(out: W, built_from: Option<&BuiltFrom>) -> io::Result<ManifestWriter<W>> {
         let mut out = CountingWriter {
             inner: out,
             written: 0,
         };
         out.write_all(b"{\n  \"schema_version\": ")?;
         serde_json::to_writer(&mut out, MANIFEST_SCHEMA_VERSION)?;
+        if let Some(built_from) = built_from {
+            out.write_all(b",\n  \"built_from\": ")?;
+            let text = serde_json::to_string_pretty(built_from)?;
+            // One level deep: every newline of the text is a line break of the layout.
+            out.write_all(text.replace('\n', "\n  ").as_bytes())?;
+        }
         out.write_all(b",\n  \"files\": [")?;
         Ok(ManifestWriter {
             out,
@@ -170,7 +256,14 @@ mod tests {
     }
 
     fn streamed(entries: &[ManifestEntry]) -> io::Result<(u64, u64, Vec<u8>)> {
-        let mut writer = ManifestWriter::new(Vec::new())?;
+        streamed_from(entries, None)
+    }
+
+    fn streamed_from(
+        entries: &[ManifestEntry],
+        built_from: Option<&BuiltFrom>,
+    ) -> io::Result<(u64, u64, Vec<u8>)> {
+        let mut writer = ManifestWriter::new(Vec::new(), built_from)?;
         for e in entries {
             writer.push(e)?;
         }
@@ -179,6 +272,34 @@ mod tests {
 
     #[test]
     fn a_streamed_manifest_is_the_whole_one_byte_for_byte() {
+        let record = BuiltFrom::new("serve", "http://localhost:8080", Some(b"export"), None);
+        for built_from in [None, Some(&record)] {
+            same_bytes_streamed_and_whole(built_from);
+        }
+    }
+
+    #[test]
+    fn a_record_differs_by_inputs_address_and_program_not_by_writer() {
+        let local = "http://localhost:8080";
+        let site = BuiltFrom::new("serve", local, Some(b"a"), Some(b"s"));
+        let same = BuiltFrom::new("build", local, Some(b"a"), Some(b"s"));
+        assert_eq!(site.differences(&same), None);
+        let other = BuiltFrom::new("serve", "http://localhost:8081", Some(b"b"), None);
+        assert_eq!(
+            site.differences(&other).as_deref(),
+            Some("another export, another supply feed, another base URL (http://localhost:8080)")
+        );
+        let old = BuiltFrom {
+            program: "model-demand 0.0.1".to_string(),
+            ..site.clone()
+        };
+        assert_eq!(
+            old.differences(&site).as_deref(),
+            Some("another program version (model-demand 0.0.1)")
+        );
+    }
+
+    fn same_bytes_streamed_and_whole(built_from: Option<&BuiltFrom>) {
         for entries in [
             vec![],
             vec![entry("_api/a.json", 3)],
@@ -191,10 +312,11 @@ mod tests {
         ] {
             let whole = serde_json::to_vec_pretty(&Manifest {
                 schema_version: MANIFEST_SCHEMA_VERSION.to_string(),
+                built_from: built_from.cloned(),
                 files: entries.clone(),
             })
             .expect("serializes");
-            let (files, bytes, text) = streamed(&entries).expect("written");
+            let (files, bytes, text) = streamed_from(&entries, built_from).expect("written");
             assert_eq!(
                 String::from_utf8(text).expect("utf-8"),
                 String::from_utf8(whole.clone()).expect("utf-8")

@@ -133,6 +133,7 @@ mod tests {
     fn manifest(paths: &[&str]) -> Manifest {
         Manifest {
             schema_version: crate::manifest::MANIFEST_SCHEMA_VERSION.to_string(),
+            built_from: None,
             files: paths
                 .iter()
                 .map(|p| ManifestEntry {

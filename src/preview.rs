@@ -15,6 +15,10 @@ use crate::manifest::Manifest;
 use crate::serve::{self, Running, ServeOptions};
 use crate::site::{self, BuildOptions, BuildReport, SiteData};
 
+/// What the preview's own sites record as their writer ([`crate::manifest::BuiltFrom`]): the
+/// sites `serve` may write again when the sample changes.
+pub const WRITTEN_BY: &str = "serve";
+
 /// Answers `data` from its compact layout in a temporary directory at once, calls `started`
 /// with the running server and that directory, then writes the full site into `dir` (with
 /// progress when `progress`) and answers from `dir`. Returns the server, now answering from
@@ -24,6 +28,31 @@ use crate::site::{self, BuildOptions, BuildReport, SiteData};
 pub fn serve_while_building(
     data: &SiteData<'_>,
     dir: &Path,
+    bind: SocketAddr,
+    options: ServeOptions,
+    progress: bool,
+    started: impl FnOnce(&Running, &Path),
+) -> Result<(Running, BuildReport)> {
+    let base_url = crate::site::DEFAULT_BASE_URL;
+    serve_while_building_for(data, dir, base_url, bind, options, progress, started)
+}
+
+/// The base address of the preview's own site served on `bind`: `http://localhost:PORT`, so
+/// that its docs page and `/llms.txt` name the local `/mcp` (which answers requests addressed
+/// to `localhost`, `127.0.0.1` or `[::1]`, whatever the bind). Port 0 names no port before the
+/// server is bound: the public address is kept then.
+pub fn local_base_url(bind: SocketAddr) -> String {
+    match bind.port() {
+        0 => crate::site::DEFAULT_BASE_URL.to_string(),
+        port => format!("http://localhost:{port}"),
+    }
+}
+
+/// [`serve_while_building`] of a site whose links name `base_url`.
+pub fn serve_while_building_for(
+    data: &SiteData<'_>,
+    dir: &Path,
+    base_url: &str,
     bind: SocketAddr,
     options: ServeOptions,
     progress: bool,
@@ -39,6 +68,8 @@ pub fn serve_while_building(
     )));
     let compact = BuildOptions {
         layout: Layout::Edge,
+        written_by: WRITTEN_BY,
+        base_url: base_url.to_string(),
         ..BuildOptions::new(&interim.0)
     };
     site::build(data, &compact)?;
@@ -46,6 +77,8 @@ pub fn serve_while_building(
     started(&running, &interim.0);
     let full = BuildOptions {
         progress,
+        written_by: WRITTEN_BY,
+        base_url: base_url.to_string(),
         ..BuildOptions::new(dir)
     };
     let report = site::build(data, &full)?;

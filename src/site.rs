@@ -14,7 +14,7 @@ use serde::Serialize;
 pub use crate::digest::sha256_hex;
 use crate::edge::{self, EdgeParts, Layout};
 use crate::error::{Error, Result};
-use crate::manifest::{ManifestEntry, ManifestWriter, MANIFEST};
+use crate::manifest::{BuiltFrom, ManifestEntry, ManifestWriter, MANIFEST};
 use crate::netlify::{self, error_file};
 pub use crate::ownership::{check_replaceable, Replaceable};
 use crate::query::{self, list_file, model_file, ListQuery, Order, RouteTable, SortKey};
@@ -57,6 +57,9 @@ pub struct BuildOptions {
     pub progress: bool,
     /// How list answers are kept: every page a file, or parts the edge assembles.
     pub layout: Layout,
+    /// The command writing the site, recorded in the manifest's `built_from`: `build`, or
+    /// `serve` for the preview's own site (the one `serve` may rebuild when its inputs change).
+    pub written_by: &'static str,
     /// Testing aid: fail with an I/O error after this many files, to prove a failed build
     /// leaves the previous site untouched.
     #[doc(hidden)]
@@ -72,6 +75,7 @@ impl BuildOptions {
             docs_url: None,
             progress: false,
             layout: Layout::Full,
+            written_by: "build",
             fail_after_files: None,
         }
     }
@@ -357,7 +361,17 @@ fn write_all(
     let path = writer.root.join(MANIFEST);
     let failed = |e: std::io::Error| Error::io("cannot write", &path, e);
     let file = std::fs::File::create(&path).map_err(failed)?;
-    let mut manifest = ManifestWriter::new(BufWriter::new(file)).map_err(failed)?;
+    let built_from = match data {
+        SiteData::Data { inputs, .. } => BuiltFrom::new(
+            options.written_by,
+            &options.base_url,
+            Some(&inputs.export_bytes),
+            inputs.supply_bytes.as_deref(),
+        ),
+        SiteData::Unavailable => BuiltFrom::new(options.written_by, &options.base_url, None, None),
+    };
+    let mut manifest =
+        ManifestWriter::new(BufWriter::new(file), Some(&built_from)).map_err(failed)?;
     // The list pages all sit under one directory, so in path order they are one block: every
     // other entry sorts wholly before it or wholly after it.
     let block = query::list_dir_prefix();

@@ -11,6 +11,8 @@ use crate::json::{Problems, Raw};
 
 /// Longest model or release ID accepted.
 pub const MAX_ID_LEN: usize = 200;
+/// A model, release or route ID, as a pattern (the contract's field table shows it too).
+pub(crate) const MODEL_ID: &str = "^[A-Za-z0-9][A-Za-z0-9._:/-]*$";
 
 /// A UTC instant written exactly as `YYYY-MM-DDTHH:MM:SSZ`; the text is kept so that it is
 /// republished byte for byte.
@@ -261,7 +263,7 @@ pub fn model_id(problems: &mut Problems, path: &str, value: &Raw) -> Option<Stri
             path,
             format!(
                 "must match {} with at most {MAX_ID_LEN} characters, got {}",
-                crate::fields::MODEL_ID,
+                MODEL_ID,
                 value.describe()
             ),
         );

@@ -8,13 +8,15 @@
 //! (the tests' independent oracle, `tests/oracle/oracle.py`, is what checks the derivation).
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
 
 use time::Duration;
 use walkdir::WalkDir;
 
 use crate::error::{Error, Result};
-use crate::manifest::{Manifest, MANIFEST};
+use crate::manifest::{BuiltFrom, Manifest, MANIFEST};
 use crate::netlify;
 use crate::query::{percent_encode, Order, SortKey, LIMIT_MAX, LIMIT_MIN, OFFSET_MAX};
 use crate::render::Api;
@@ -33,29 +35,157 @@ pub struct VerifyReport {
     pub every_list_answer: bool,
 }
 
+/// What `verify` is asked besides the site itself.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyOptions {
+    /// An export the site must have been built from (its manifest's record says).
+    pub export: Option<PathBuf>,
+    /// A supply feed the site must have been built from.
+    pub supply: Option<PathBuf>,
+    /// Say on stderr, every 2 s, how far the check is (the binary asks it on a terminal only).
+    pub progress: bool,
+}
+
 /// Verifies the site in `dir`; every difference is reported, not only the first.
 pub fn verify(dir: &Path) -> Result<VerifyReport> {
+    verify_with(dir, &VerifyOptions::default())
+}
+
+/// [`verify`], and that the site was built from the inputs `options` names, with progress
+/// when asked.
+pub fn verify_with(dir: &Path, options: &VerifyOptions) -> Result<VerifyReport> {
     let mut differences = Vec::new();
     let (manifest, _) = Manifest::read(dir)?;
-    let files = check_tree(dir, &manifest, &mut differences);
-    let site = Site::open(dir)?;
-    let requests = if site.routes().has_data {
-        check_answers(dir, &site, &mut differences)?
-    } else {
-        check_unavailable(&site, &mut differences)
+    check_inputs(manifest.built_from.as_ref(), options, &mut differences)?;
+    let progress = Progress {
+        files: AtomicU64::new(0),
+        of: manifest.files.len() as u64,
+        answers: AtomicU64::new(0),
+        answers_of: AtomicU64::new(0),
     };
+    let (files, requests, every_list_answer) =
+        progress.shown(options.progress, || -> Result<_> {
+            let files = check_tree(dir, &manifest, &progress, &mut differences);
+            let site = Site::open(dir)?;
+            let requests = if site.routes().has_data {
+                check_answers(dir, &site, &progress, &mut differences)?
+            } else {
+                check_unavailable(&site, &mut differences)
+            };
+            Ok((files, requests, site.routes().edge.is_some()))
+        })?;
     if differences.is_empty() {
         Ok(VerifyReport {
             files,
             requests,
-            every_list_answer: site.routes().edge.is_some(),
+            every_list_answer,
         })
     } else {
         Err(Error::Verify(differences))
     }
 }
 
-fn check_tree(dir: &Path, manifest: &Manifest, differences: &mut Vec<String>) -> usize {
+/// How far a verification is, for its progress lines.
+struct Progress {
+    /// Files read and compared with the manifest.
+    files: AtomicU64,
+    /// Files the manifest lists.
+    of: u64,
+    /// Answers compared with the ones recomputed from the site's feeds.
+    answers: AtomicU64,
+    /// Answers to compare, once known (0 before).
+    answers_of: AtomicU64,
+}
+
+impl Progress {
+    /// Runs `work`, printing [`Progress::line`] on stderr every 2 s meanwhile when `enabled`.
+    fn shown<T>(&self, enabled: bool, work: impl FnOnce() -> T) -> T {
+        if !enabled {
+            return work();
+        }
+        let started = Instant::now();
+        let done = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                let mut last = Instant::now();
+                while !done.load(Ordering::Relaxed) {
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                    if last.elapsed() >= std::time::Duration::from_secs(2) {
+                        last = Instant::now();
+                        eprintln!("{}", self.line(started.elapsed().as_secs()));
+                    }
+                }
+            });
+            let result = work();
+            done.store(true, Ordering::Relaxed);
+            result
+        })
+    }
+
+    /// `  ... 12000 of 68471 files checked, 0 answers compared (4 s)`; once the answers to
+    /// compare are known, `… 20739 of 70916 answers compared (…)`.
+    fn line(&self, seconds: u64) -> String {
+        let answers = match self.answers_of.load(Ordering::Relaxed) {
+            0 => self.answers.load(Ordering::Relaxed).to_string(),
+            of => format!("{} of {of}", self.answers.load(Ordering::Relaxed)),
+        };
+        format!(
+            "  ... {} of {} files checked, {answers} answers compared ({seconds} s)",
+            self.files.load(Ordering::Relaxed),
+            self.of,
+        )
+    }
+}
+
+/// When `options` names inputs, a difference for each the site's record says it was not built
+/// from (or for a site that records nothing).
+fn check_inputs(
+    record: Option<&BuiltFrom>,
+    options: &VerifyOptions,
+    differences: &mut Vec<String>,
+) -> Result<()> {
+    let given = [
+        (
+            "export",
+            options.export.as_ref(),
+            record.and_then(|r| r.export_sha256.as_ref()),
+        ),
+        (
+            "supply feed",
+            options.supply.as_ref(),
+            record.and_then(|r| r.supply_sha256.as_ref()),
+        ),
+    ];
+    for (what, path, recorded) in given {
+        let Some(path) = path else { continue };
+        if record.is_none() {
+            differences.push(format!(
+                "inputs: the manifest records no inputs (the site was built before they were \
+                 recorded), so it cannot tell whether the site was built from {}",
+                path.display()
+            ));
+            continue;
+        }
+        let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
+        let sha = sha256_hex(&bytes);
+        if recorded != Some(&sha) {
+            differences.push(format!(
+                "inputs: the site was not built from {} (the {what} it records has SHA-256 {}, \
+                 this file's is {sha})",
+                path.display(),
+                recorded.map_or("none", String::as_str)
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_tree(
+    dir: &Path,
+    manifest: &Manifest,
+    progress: &Progress,
+    differences: &mut Vec<String>,
+) -> usize {
     let listed: BTreeMap<&str, (u64, &str)> = manifest
         .files
         .iter()
@@ -85,6 +215,7 @@ fn check_tree(dir: &Path, manifest: &Manifest, differences: &mut Vec<String>) ->
             continue;
         };
         seen += 1;
+        progress.files.fetch_add(1, Ordering::Relaxed);
         match std::fs::read(entry.path()) {
             Ok(content) if content.len() as u64 != *bytes => differences.push(format!(
                 "{rel}: {} bytes, manifest says {bytes}",
@@ -116,7 +247,12 @@ fn now_matching(export: &crate::export::Export, published_state: &str) -> time::
     }
 }
 
-fn check_answers(dir: &Path, site: &Site, differences: &mut Vec<String>) -> Result<usize> {
+fn check_answers(
+    dir: &Path,
+    site: &Site,
+    progress: &Progress,
+    differences: &mut Vec<String>,
+) -> Result<usize> {
     let supply_path = dir.join(crate::netlify::SUPPLY_FILE);
     let supply_is_feed = std::fs::read(&supply_path)
         .ok()
@@ -220,7 +356,11 @@ fn check_answers(dir: &Path, site: &Site, differences: &mut Vec<String>) -> Resu
         queries.push(format!("model_id={}", percent_encode(id)));
         queries.push(format!("model_id={id}"));
     }
+    progress
+        .answers_of
+        .store(queries.len() as u64, Ordering::Relaxed);
     for q in &queries {
+        progress.answers.fetch_add(1, Ordering::Relaxed);
         let expected = api.answer(q);
         let answer = site.resolve("GET", &format!("/api/v1/models?{q}"), None);
         let body = site.read_body(&answer.body).unwrap_or_default();
@@ -277,4 +417,31 @@ fn check_unavailable(site: &Site, differences: &mut Vec<String>) -> usize {
         }
     }
     targets.len() + 2
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_progress_line_says_how_far_the_check_is() {
+        let progress = Progress {
+            files: AtomicU64::new(12_000),
+            of: 68_471,
+            answers: AtomicU64::new(0),
+            answers_of: AtomicU64::new(0),
+        };
+        assert_eq!(
+            progress.line(4),
+            "  ... 12000 of 68471 files checked, 0 answers compared (4 s)"
+        );
+        progress.answers.store(20_739, Ordering::Relaxed);
+        progress.answers_of.store(70_916, Ordering::Relaxed);
+        assert_eq!(
+            progress.line(6),
+            "  ... 12000 of 68471 files checked, 20739 of 70916 answers compared (6 s)"
+        );
+        // Without progress asked, the work runs and nothing is printed.
+        assert_eq!(progress.shown(false, || 7), 7);
+    }
 }

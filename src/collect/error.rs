@@ -5,11 +5,13 @@
 //! each message already says its cause inline, as it always has.
 
 use std::fmt;
+use std::path::PathBuf;
 
 use time::Date;
 
 use super::http::FetchError;
 use super::outcome::RepositoryOutcome;
+use super::report::REPORT_SCHEMA_VERSION;
 use super::{HF_TOKEN_VAR, OPENROUTER_KEY_VAR};
 
 /// A collector's failure (`Error::Collect`); its text is the message the user reads.
@@ -119,6 +121,17 @@ pub enum CollectError {
         /// What failed.
         why: String,
     },
+    /// `facts`: Hugging Face's host name does not resolve: no request left this machine.
+    #[error(
+        "{repo} could not be read ({why}); check the network connection (and \
+         --huggingface-url)"
+    )]
+    HostUnresolved {
+        /// The repository (and revision) asked for.
+        repo: RepoAt,
+        /// What failed.
+        why: String,
+    },
     /// `facts`: the model info is not of its format.
     #[error("{repo}: the model info is not of its format ({why})")]
     ModelInfoMalformed {
@@ -140,6 +153,43 @@ pub enum CollectError {
         /// Why.
         why: String,
     },
+    /// A previous supply feed passed the gate but could not be read as JSON values.
+    #[error("{path}: {why}")]
+    PreviousSupply {
+        /// The feed.
+        path: PathBuf,
+        /// The parser's reason.
+        why: serde_json::Error,
+    },
+    /// `--report` names a file that is not a run report; nothing was changed.
+    #[error(
+        "refusing to replace {path}: it is not a collect run report. Nothing was changed: \
+         pass --report a new path"
+    )]
+    ReportNotReplaceable {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// `collect-report` was given a file that is not a run report.
+    #[error("{path} is not a collect run report: {why}")]
+    NotAReport {
+        /// The file.
+        path: PathBuf,
+        /// The parser's reason.
+        why: serde_json::Error,
+    },
+    /// `collect-report` was given a run report of another schema version.
+    #[error("{path} is not a {} report", REPORT_SCHEMA_VERSION)]
+    ReportVersion {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+impl From<CollectError> for crate::error::Error {
+    fn from(err: CollectError) -> crate::error::Error {
+        crate::error::Error::Collect(Box::new(err))
+    }
 }
 
 /// What to do about a refusal: a gated repository needs a token that accepted its terms.

@@ -111,7 +111,9 @@ fn failed(error: &HubError) -> Evidence {
             refused(RepositoryOutcome::Missing, format!("answered {status}"))
         }
         HubError::Broken(why) => refused(RepositoryOutcome::Broken, why.clone()),
-        HubError::Unavailable(why) => Evidence::Unavailable(why.clone()),
+        HubError::Unavailable(why) | HubError::Unresolved(why) => {
+            Evidence::Unavailable(why.clone())
+        }
     }
 }
 
@@ -180,7 +182,7 @@ pub(super) fn from_info(hub: &Hub<'_>, info: &RepoInfo, review: &FactsReview) ->
                 facts[i] = fact;
             }
         }
-        Err(HubError::Unavailable(_)) => {
+        Err(HubError::Unavailable(_) | HubError::Unresolved(_)) => {
             for i in [QUANT_BYTES, QUANT_FORMAT, QUANT_BITS] {
                 facts[i] = missing(Availability::Unavailable, "quantized_search_failed");
             }

@@ -163,6 +163,17 @@ pub enum FetchError {
         /// The URL.
         url: String,
     },
+    /// The host name of the URL does not resolve (no DNS answer: offline, or a wrong name);
+    /// not retried, since the system's resolver has already tried.
+    #[error("{url}: the host name {host} does not resolve ({message})")]
+    Unresolved {
+        /// The URL.
+        url: String,
+        /// The host name.
+        host: String,
+        /// The resolver's words.
+        message: String,
+    },
     /// No HTTP answer at all (connection refused, timeout, TLS...).
     #[error("{url}: {message} ({attempts} attempt(s))")]
     Transport {
@@ -173,6 +184,58 @@ pub enum FetchError {
         /// Attempts made.
         attempts: u32,
     },
+}
+
+/// Why one attempt got no HTTP answer.
+#[derive(Debug)]
+enum Failure {
+    /// The host name did not resolve.
+    Unresolved {
+        /// The host name.
+        host: String,
+        /// The resolver's words.
+        message: String,
+    },
+    /// Anything else (refused, reset, timed out, TLS): its message.
+    Transport(String),
+}
+
+impl Failure {
+    /// The failure of a request to `url` that ended on `error`.
+    fn of(error: &ureq::Error, url: &str) -> Failure {
+        // std's resolver (getaddrinfo) reports a failed lookup as an I/O error of no kind of its
+        // own, with these words; ureq says `HostNotFound` when the lookup gave no address.
+        let unresolved = match error {
+            ureq::Error::HostNotFound => true,
+            ureq::Error::Io(io) => io
+                .to_string()
+                .starts_with("failed to lookup address information"),
+            _ => false,
+        };
+        let host = url
+            .split_once("://")
+            .map_or(url, |(_, rest)| rest)
+            .split(['/', '?', '#'])
+            .next()
+            .unwrap_or_default();
+        // The port, when the authority has one, is no part of the name.
+        let host = host.rsplit_once(':').map_or(host, |(name, port)| {
+            let digits = !port.is_empty() && port.chars().all(|c| c.is_ascii_digit());
+            if digits && (!name.contains(':') || name.ends_with(']')) {
+                name
+            } else {
+                host
+            }
+        });
+        if unresolved {
+            Failure::Unresolved {
+                host: host.to_string(),
+                message: error.to_string(),
+            }
+        } else {
+            Failure::Transport(error.to_string())
+        }
+    }
 }
 
 /// The HTTP client shared by every source request of one run.
@@ -258,7 +321,14 @@ impl Client {
             let message = match result {
                 Ok(a) if a.answer.status != 429 && a.answer.status < 500 => return Ok(a.answer),
                 Ok(_) => None,
-                Err(message) => Some(message),
+                Err(Failure::Unresolved { host, message }) => {
+                    return Err(FetchError::Unresolved {
+                        url: url.to_string(),
+                        host,
+                        message,
+                    })
+                }
+                Err(Failure::Transport(message)) => Some(message),
             };
             if status == Some(429) {
                 bump(&self.refusals, kind, 1);
@@ -317,7 +387,7 @@ impl Client {
         url: &str,
         bearer: Option<&Secret>,
         headers: &[(&str, &str)],
-    ) -> (Result<Attempt, String>, Duration, Duration) {
+    ) -> (Result<Attempt, Failure>, Duration, Duration) {
         bump(&self.counts, kind, 1);
         let bucket = bucket_of(kind);
         let origin = redirect::origin(url);
@@ -336,7 +406,7 @@ impl Client {
             // ureq's messages name the URL or the socket, never request headers.
             let mut response = match request.call() {
                 Ok(response) => response,
-                Err(e) => return (Err(e.to_string()), sent, self.pacer.now()),
+                Err(e) => return (Err(Failure::of(&e, &target)), sent, self.pacer.now()),
             };
             let received = self.pacer.now();
             let status = response.status().as_u16();
@@ -352,12 +422,16 @@ impl Client {
                 let next = location
                     .ok()
                     .and_then(|l| redirect::resolve(&target, &l))
-                    .ok_or_else(|| format!("{target} answered {status} with an unusable Location"));
+                    .ok_or_else(|| {
+                        Failure::Transport(format!(
+                            "{target} answered {status} with an unusable Location"
+                        ))
+                    });
                 let next = match next {
                     Ok(next) if hops < MAX_REDIRECTS => next,
                     Ok(_) => {
                         let message = format!("{url}: more than {MAX_REDIRECTS} redirects");
-                        return (Err(message), sent, received);
+                        return (Err(Failure::Transport(message)), sent, received);
                     }
                     Err(message) => return (Err(message), sent, received),
                 };
@@ -373,7 +447,7 @@ impl Client {
                 .with_config()
                 .limit(MAX_BODY_BYTES)
                 .read_to_vec()
-                .map_err(|e| e.to_string());
+                .map_err(|e| Failure::Transport(e.to_string()));
             let attempt = body.map(|body| {
                 bump(&self.bytes, kind, body.len() as u64);
                 Attempt {
@@ -474,6 +548,25 @@ fn bump(map: &Mutex<BTreeMap<RequestKind, u64>>, kind: RequestKind, by: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_host_not_found_is_unresolved_and_names_the_host_without_its_port() {
+        let unresolved = |url: &str| match Failure::of(&ureq::Error::HostNotFound, url) {
+            Failure::Unresolved { host, .. } => host,
+            Failure::Transport(message) => panic!("not unresolved: {message}"),
+        };
+        assert_eq!(
+            unresolved("https://huggingface.co/api/models/a/b"),
+            "huggingface.co"
+        );
+        assert_eq!(unresolved("http://example.test:8080/x?y"), "example.test");
+        assert_eq!(unresolved("http://[::1]:80/"), "[::1]");
+        let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        assert!(matches!(
+            Failure::of(&ureq::Error::Io(refused), "https://a.test/"),
+            Failure::Transport(_)
+        ));
+    }
 
     #[test]
     fn a_secret_never_shows_in_debug_output() {

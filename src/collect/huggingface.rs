@@ -11,7 +11,7 @@ use std::sync::Mutex;
 
 use serde::Deserialize;
 
-use super::http::{Client, RequestKind, Secret};
+use super::http::{Client, FetchError, RequestKind, Secret};
 use super::safetensors::{self, Tensor, FIRST_RANGE_BYTES};
 
 /// The public host named in every `source_url`, whatever `--huggingface-url` is.
@@ -30,6 +30,8 @@ pub(super) enum HubError {
     Unavailable(String),
     /// The answer arrived but is not what the format says (for example a broken header).
     Broken(String),
+    /// The host's name does not resolve: no request reached it (offline, or a wrong URL).
+    Unresolved(String),
 }
 
 /// A repository pinned to one commit.
@@ -128,6 +130,7 @@ impl<'a> Hub<'a> {
                 "{url} answered {}",
                 answer.status
             ))),
+            Err(e @ FetchError::Unresolved { .. }) => Err(HubError::Unresolved(e.to_string())),
             Err(e) => Err(HubError::Unavailable(e.to_string())),
         }
     }

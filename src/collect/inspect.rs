@@ -130,6 +130,7 @@ fn refused(options: &FactsOptions, error: HubError) -> Error {
         HubError::Denied(404) => CollectError::RepositoryMissing { repo },
         HubError::Denied(status) => CollectError::RepositoryDenied { repo, status },
         HubError::Unavailable(why) => CollectError::RepositoryUnavailable { repo, why },
+        HubError::Unresolved(why) => CollectError::HostUnresolved { repo, why },
         HubError::Broken(why) => CollectError::ModelInfoMalformed { repo, why },
     })
 }

@@ -420,7 +420,7 @@ fn gather(plan: &Plan<'_>, client: &Client, run: &mut RunReport) -> Result<Colle
     });
     for (repo, found) in &evidence {
         if let Evidence::Facts { findings, .. } = found {
-            unknowns::record(run, repo, findings);
+            unknowns::record(run.unknowns(), repo, findings);
         }
     }
     let model_facts = assemble_facts(

@@ -22,6 +22,7 @@ pub use super::outcome::{CatalogStatus, RepositoryOutcome, RunOutcome};
 use super::policy::Policy;
 use super::routes::Routes;
 pub use super::unknowns::{RepositoryWhy, UnreviewedConfig};
+use super::CollectError;
 
 /// The schema tag of a run report.
 pub const REPORT_SCHEMA_VERSION: &str = "model-demand.collect-report.v1";
@@ -250,6 +251,15 @@ pub struct BucketSection {
 }
 
 impl RunReport {
+    /// The sections of what the run kept unknown, for `unknowns::record` to fill.
+    pub(super) fn unknowns(&mut self) -> super::unknowns::Sections<'_> {
+        super::unknowns::Sections {
+            unreviewed_configurations: &mut self.unreviewed_configurations,
+            uncounted_checkpoints: &mut self.uncounted_checkpoints,
+            unsupported_quantizations: &mut self.unsupported_quantizations,
+        }
+    }
+
     /// An empty report of a run at `run_at`.
     pub fn new(run_at: &str) -> RunReport {
         RunReport {
@@ -464,9 +474,10 @@ impl RunReport {
         if ours && !path.is_dir() {
             return Ok(());
         }
-        Err(Error::ReportNotReplaceable {
+        Err(CollectError::ReportNotReplaceable {
             path: path.to_path_buf(),
-        })
+        }
+        .into())
     }
 
     /// Writes the report to `path`. An existing file is replaced only when it is a run report
@@ -495,14 +506,15 @@ impl RunReport {
     pub fn read(path: &Path) -> Result<RunReport> {
         let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
         let report: RunReport =
-            serde_json::from_slice(&bytes).map_err(|why| Error::NotAReport {
+            serde_json::from_slice(&bytes).map_err(|why| CollectError::NotAReport {
                 path: path.to_path_buf(),
                 why,
             })?;
         if report.report_schema_version != REPORT_SCHEMA_VERSION {
-            return Err(Error::ReportVersion {
+            return Err(CollectError::ReportVersion {
                 path: path.to_path_buf(),
-            });
+            }
+            .into());
         }
         Ok(report)
     }
@@ -710,7 +722,13 @@ impl RunReport {
                 );
             }
         }
-        super::unknowns::markdown(self, md, cell);
+        super::unknowns::markdown(
+            &self.unreviewed_configurations,
+            &self.uncounted_checkpoints,
+            &self.unsupported_quantizations,
+            md,
+            cell,
+        );
         let failed: Vec<&RepositorySection> = self
             .repositories
             .iter()

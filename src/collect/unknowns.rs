@@ -9,7 +9,6 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use super::facts::Findings;
-use super::report::RunReport;
 
 /// A `model_type` without a reviewed cache layout (`key` null), or a key of a reviewed one
 /// that is neither a layout key nor inert, and the repositories whose configuration carried it.
@@ -33,8 +32,19 @@ pub struct RepositoryWhy {
     pub why: String,
 }
 
+/// The run report's three sections this module fills, borrowed from the report
+/// (`RunReport::unknowns`), so that this module, below the report, does not name it.
+pub(super) struct Sections<'a> {
+    /// Configurations not reviewed.
+    pub(super) unreviewed_configurations: &'a mut Vec<UnreviewedConfig>,
+    /// Checkpoints whose tensors no rule classifies.
+    pub(super) uncounted_checkpoints: &'a mut Vec<RepositoryWhy>,
+    /// Quantizations that are not candidates.
+    pub(super) unsupported_quantizations: &'a mut Vec<RepositoryWhy>,
+}
+
 /// Adds one repository's findings to the run report's sections (kept sorted).
-pub(super) fn record(report: &mut RunReport, repository: &str, findings: &Findings) {
+pub(super) fn record(report: Sections<'_>, repository: &str, findings: &Findings) {
     if let Some(u) = &findings.unreviewed {
         let keys: Vec<Option<String>> = if u.type_reviewed {
             u.keys.iter().cloned().map(Some).collect()
@@ -42,7 +52,7 @@ pub(super) fn record(report: &mut RunReport, repository: &str, findings: &Findin
             vec![None]
         };
         for key in keys {
-            let rows = &mut report.unreviewed_configurations;
+            let rows = &mut *report.unreviewed_configurations;
             let at = rows
                 .iter()
                 .position(|r| r.model_type == u.model_type && r.key == key);
@@ -82,10 +92,16 @@ pub(super) fn record(report: &mut RunReport, repository: &str, findings: &Findin
 }
 
 /// The sections as Markdown (nothing when all are empty).
-pub(super) fn markdown(report: &RunReport, md: &mut String, cell: fn(&str) -> String) {
-    if !report.unreviewed_configurations.is_empty() {
+pub(super) fn markdown(
+    unreviewed: &[UnreviewedConfig],
+    uncounted: &[RepositoryWhy],
+    unsupported: &[RepositoryWhy],
+    md: &mut String,
+    cell: fn(&str) -> String,
+) {
+    if !unreviewed.is_empty() {
         md.push_str("\n**Cache facts kept unknown: configurations not reviewed** (`attention_layout_not_supported`; to state them, review the `model_type` against the engine's code and add it to `cache_layouts`, or the key to its `layout_keys` or to `inert_config_keys`: docs/operating.md):\n\n| model_type | key not reviewed | repositories |\n|---|---|---|\n");
-        for row in &report.unreviewed_configurations {
+        for row in unreviewed {
             let repos: Vec<String> = row
                 .repositories
                 .iter()
@@ -108,11 +124,11 @@ pub(super) fn markdown(report: &RunReport, md: &mut String, cell: fn(&str) -> St
     for (title, rows) in [
         (
             "Size facts kept unknown: tensors no rule classifies** (`size_calculation_failed`; review the format's writer: docs/operating.md)",
-            &report.uncounted_checkpoints,
+            uncounted,
         ),
         (
             "Quantizations that are not candidates** (`quantized_format_not_supported` when no other is)",
-            &report.unsupported_quantizations,
+            unsupported,
         ),
     ] {
         if rows.is_empty() {
@@ -129,6 +145,7 @@ pub(super) fn markdown(report: &RunReport, md: &mut String, cell: fn(&str) -> St
 mod tests {
     use super::*;
     use crate::collect::config::Unreviewed;
+    use crate::collect::report::RunReport;
 
     fn unreviewed(model_type: &str, type_reviewed: bool, keys: &[&str]) -> Findings {
         Findings {
@@ -145,27 +162,27 @@ mod tests {
     fn each_type_and_key_is_listed_once_with_the_repositories_that_carried_it() {
         let mut report = RunReport::new("2026-11-27T03:00:00Z");
         record(
-            &mut report,
+            report.unknowns(),
             "b/kimi",
             &unreviewed("kimi_linear", false, &["linear_attn_config"]),
         );
         record(
-            &mut report,
+            report.unknowns(),
             "a/kimi",
             &unreviewed("kimi_linear", false, &[]),
         );
         record(
-            &mut report,
+            report.unknowns(),
             "n/nas",
             &unreviewed("llama", true, &["block_configs", "x"]),
         );
         record(
-            &mut report,
+            report.unknowns(),
             "m/nas",
             &unreviewed("llama", true, &["block_configs"]),
         );
         record(
-            &mut report,
+            report.unknowns(),
             "m/nas",
             &unreviewed("llama", true, &["block_configs"]),
         );
@@ -189,7 +206,7 @@ mod tests {
             ]
         );
         record(
-            &mut report,
+            report.unknowns(),
             "q/int4",
             &Findings {
                 size_failure: Some("tensor \"a.weight_offsets\" (I32) is not ...".to_string()),

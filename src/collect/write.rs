@@ -17,6 +17,7 @@ use crate::supply::SUPPLY_SCHEMA_VERSION;
 use crate::validate::{format_date, Timestamp};
 
 use super::openrouter::{DemandDay, SupplyEndpoint};
+use super::CollectError;
 use super::CollectedRoute;
 
 /// The export's file name in `--out`.
@@ -180,10 +181,11 @@ pub(super) fn read_previous_supply(path: &Path) -> Result<Vec<Value>> {
     let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
     let raw = crate::json::parse(&bytes, path)?;
     crate::supply::validate(&raw).map_err(|p| Error::Refused(vec![(path.to_path_buf(), p)]))?;
-    let value: Value = serde_json::from_slice(&bytes).map_err(|why| Error::PreviousSupply {
-        path: path.to_path_buf(),
-        why,
-    })?;
+    let value: Value =
+        serde_json::from_slice(&bytes).map_err(|why| CollectError::PreviousSupply {
+            path: path.to_path_buf(),
+            why,
+        })?;
     Ok(value
         .get("collections")
         .and_then(Value::as_array)

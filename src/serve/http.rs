@@ -158,7 +158,13 @@ fn listen(bind: SocketAddr, timeout: Duration) -> Result<std::net::TcpListener> 
     // tiny_http writes the head and the body separately; without TCP_NODELAY (also inherited)
     // Nagle and delayed ACKs add ~40 ms to every keep-alive response.
     socket.set_tcp_nodelay(true).map_err(io)?;
-    socket.bind(&bind.into()).map_err(io)?;
+    socket.bind(&bind.into()).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AddrInUse {
+            Error::AddressInUse { bind }
+        } else {
+            io(e)
+        }
+    })?;
     socket.listen(1024).map_err(io)?;
     Ok(socket.into())
 }

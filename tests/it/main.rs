@@ -7,6 +7,7 @@ mod common;
 
 mod agents;
 mod agents_sdk;
+mod binary;
 mod browser;
 mod charts;
 mod collect;

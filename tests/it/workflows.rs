@@ -27,7 +27,7 @@ fn workflows() -> Vec<PathBuf> {
         .collect();
     assert_eq!(
         names,
-        ["ci.yml", "nightly.yml"],
+        ["ci.yml", "nightly.yml", "release.yml"],
         "the workflows this test knows"
     );
     files

@@ -15,7 +15,7 @@ pub(crate) use review::{ConfigDefault, FactsReview};
 /// The policy's schema version.
 pub(crate) const POLICY_SCHEMA_VERSION: &str = "model-demand.policy.v1";
 /// Where the policy lives unless `--policy` says otherwise.
-pub(crate) const DEFAULT_POLICY: &str = "data/policy.json";
+pub(crate) use crate::bundled::DEFAULT_POLICY;
 /// The most hours an export may call itself fresh (a year); more is surely a typo.
 const MAX_FRESH_FOR_HOURS: u128 = 8784;
 
@@ -78,10 +78,18 @@ impl Policy {
 }
 
 /// Reads and checks a policy file.
+/// The default path, when the current directory has no such file, is the policy embedded in
+/// the binary ([`crate::bundled`]).
 pub(crate) fn load(path: &Path) -> Result<Policy> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
-    let raw = crate::json::parse(&bytes, path)?;
-    validate_policy(&raw).map_err(|problems| Error::Refused(vec![(path.to_path_buf(), problems)]))
+    let source = if path == Path::new(DEFAULT_POLICY) {
+        crate::bundled::Source::resolve(None, DEFAULT_POLICY)
+    } else {
+        crate::bundled::Source::File(path.to_path_buf())
+    };
+    let name = source.name();
+    let bytes = source.read()?;
+    let raw = crate::json::parse(&bytes, &name)?;
+    validate_policy(&raw).map_err(|problems| Error::Refused(vec![(name, problems)]))
 }
 
 /// Validates a raw policy tree.

@@ -1,0 +1,493 @@
+//! One binary that works anywhere (issue 43): the house's direction (the bottom of the crate
+//! names nothing of the collector), the bundled inputs inside the binary, and the binary run
+//! outside the repository.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use model_demand::bundled::Source;
+use model_demand::commands::stale_preview;
+use model_demand::edge::Layout;
+use model_demand::manifest::Manifest;
+use model_demand::site::{self, sha256_hex, BuildOptions, SiteData};
+use model_demand::verify::{verify_with, VerifyOptions};
+use model_demand::SAMPLE_EXPORT;
+
+use crate::common::{self, crate_path};
+
+/// The source of `src/REL` without its comments and its unit tests, as the imports see it.
+fn code_of(rel: &str) -> String {
+    let path = crate_path(&format!("src/{rel}"));
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let code = text
+        .split("#[cfg(test)]")
+        .next()
+        .unwrap_or_default()
+        .lines()
+        .map(|line| line.split("//").next().unwrap_or_default())
+        .collect::<Vec<_>>();
+    code.join("\n")
+}
+
+#[test]
+fn the_crate_error_names_no_module_above_it() {
+    let code = code_of("error.rs");
+    assert!(
+        !code.contains("crate::") && !code.contains("super::"),
+        "src/error.rs is the bottom of the crate and imports nothing of it"
+    );
+}
+
+#[test]
+fn the_run_report_s_unknown_sections_sit_below_the_report() {
+    let code = code_of("collect/unknowns.rs");
+    assert!(
+        !code.contains("report::") && !code.contains("RunReport"),
+        "src/collect/unknowns.rs fills sections the report lends it, and names no report"
+    );
+}
+
+#[test]
+fn the_preview_and_the_ownership_rules_do_not_read_the_collector() {
+    for rel in [
+        "ownership.rs",
+        "preview.rs",
+        "site.rs",
+        "manifest.rs",
+        "serve/mod.rs",
+    ] {
+        let code = code_of(rel);
+        assert!(
+            !code.contains("crate::collect") && !code.contains("crate::{collect"),
+            "src/{rel} names the collector"
+        );
+    }
+}
+
+#[test]
+fn a_collector_error_keeps_its_message_as_the_crate_error() {
+    let err: model_demand::error::Error = model_demand::collect::CollectError::ReportVersion {
+        path: "r.json".into(),
+    }
+    .into();
+    assert_eq!(
+        err.to_string(),
+        "r.json is not a model-demand.collect-report.v1 report"
+    );
+    assert!(
+        std::error::Error::source(&err).is_none(),
+        "no caused-by line"
+    );
+}
+
+/// `model-demand ARGS` run in `cwd` with `TMPDIR` inside it, so that whatever it writes, its
+/// temporary directories included, stays in `cwd`.
+fn command_in(cwd: &Path, args: &[&str]) -> Command {
+    let tmp = cwd.join("tmp");
+    std::fs::create_dir_all(&tmp).expect("mkdir tmp");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_model-demand"));
+    command.args(args).current_dir(cwd).env("TMPDIR", &tmp);
+    command
+}
+
+/// The entries directly in `dir`, sorted.
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("lists")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn check_query_and_build_answer_outside_the_repository() {
+    let cwd = common::tempdir().expect("temp dir");
+    let out = command_in(cwd.path(), &["check"]).output().expect("runs");
+    assert!(out.status.success(), "{}", common::output_text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("accepted: 56 model(s) served"),
+        "{}",
+        common::output_text(&out)
+    );
+    let out = command_in(cwd.path(), &["query", "limit=1"])
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{}", common::output_text(&out));
+    let body: serde_json::Value = serde_json::from_slice(&out.stdout).expect("a JSON body");
+    assert_eq!(body["pagination"]["limit"], 1, "{body}");
+    let out = command_in(
+        cwd.path(),
+        &[
+            "build",
+            "--layout",
+            "edge",
+            "--out",
+            "site",
+            "--now",
+            "2026-11-21T12:00:00Z",
+        ],
+    )
+    .output()
+    .expect("runs");
+    assert!(out.status.success(), "{}", common::output_text(&out));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.starts_with("inputs: the bundled sample (embedded in the binary)\n"),
+        "{said}"
+    );
+    let record = Manifest::built_from(&cwd.path().join("site")).expect("a record");
+    assert_eq!(
+        record.export_sha256.as_deref(),
+        Some(sha256_hex(&std::fs::read(crate_path(SAMPLE_EXPORT)).expect("sample")).as_str())
+    );
+    assert_eq!(record.written_by, "build");
+    // Nothing but the site (and the empty temporary directory it was given) was written.
+    assert_eq!(entries(cwd.path()), ["site", "tmp"]);
+    assert!(entries(&cwd.path().join("tmp")).is_empty());
+}
+
+#[test]
+fn a_repository_file_in_the_current_directory_wins_over_the_embedded_one() {
+    let cwd = common::tempdir().expect("temp dir");
+    let sample = cwd.path().join("data/sample");
+    std::fs::create_dir_all(&sample).expect("mkdir");
+    let small = crate_path("tests/fixtures/small/export.json");
+    std::fs::copy(&small, sample.join("export.json")).expect("copy");
+    let out = command_in(cwd.path(), &["check", "--now", common::SMALL_NOW])
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{}", common::output_text(&out));
+    let expected = model_demand::commands::check(&model_demand::cli::InputArgs {
+        export: Some(small),
+        supply: None,
+        no_supply: false,
+        now: Some(common::SMALL_NOW.to_string()),
+    })
+    .expect("the small export with the embedded supply is accepted");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim_end(), expected);
+}
+
+/// The first answer of `model-demand serve` started in an empty directory, as a person who
+/// installed the binary meets it; the server is stopped at once after it.
+#[test]
+fn serve_in_an_empty_directory_answers() {
+    let cwd = common::tempdir().expect("temp dir");
+    let mut child = command_in(cwd.path(), &["serve", "--bind", "127.0.0.1:0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("serve starts");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut lines = BufReader::new(stderr).lines();
+    let first = lines.next().and_then(|l| l.ok()).unwrap_or_default();
+    let serving = lines.next().and_then(|l| l.ok()).unwrap_or_default();
+    let answer = serving
+        .split("docs http://")
+        .nth(1)
+        .and_then(|rest| rest.split("/docs/").next())
+        .map(|addr| get(addr, "/api/v1/models?limit=1"));
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(
+        first,
+        "out holds no site: writing the bundled sample (embedded in the binary) into it \
+         (about 68,000 files, 5.7 GB), answered from its compact layout meanwhile"
+    );
+    let answer = answer.unwrap_or_else(|| panic!("no serving line: {serving}"));
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("\"limit\":1"), "{answer}");
+}
+
+/// A GET of `target` from `addr` over a fresh connection; the whole answer, head and body.
+fn get(addr: &str, target: &str) -> String {
+    let mut stream = TcpStream::connect(addr).expect("connects");
+    write!(
+        stream,
+        "GET {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+    )
+    .expect("sends");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("reads");
+    answer
+}
+
+#[test]
+fn serve_rebuilds_only_its_own_site_when_the_inputs_change() {
+    let (inputs, catalog) = common::small();
+    let data = SiteData::Data {
+        inputs: &inputs,
+        catalog: &catalog,
+    };
+    let dir = common::tempdir().expect("temp dir");
+    let small = Source::File(crate_path("tests/fixtures/small/export.json"));
+    let supply = Source::File(crate_path("tests/fixtures/small/supply.json"));
+    let other = Source::File(crate_path("tests/fixtures/edge/export.json"));
+    for (written_by, stale) in [("serve", Some("another export")), ("build", None)] {
+        let out = dir.path().join(written_by);
+        let options = BuildOptions {
+            layout: Layout::Edge,
+            written_by,
+            ..BuildOptions::new(&out)
+        };
+        site::build(&data, &options).expect("builds");
+        assert_eq!(
+            stale_preview(&out, site::DEFAULT_BASE_URL, &small, &supply).expect("reads"),
+            None
+        );
+        assert_eq!(
+            stale_preview(&out, site::DEFAULT_BASE_URL, &other, &supply)
+                .expect("reads")
+                .as_deref(),
+            stale,
+            "{written_by}"
+        );
+    }
+}
+
+#[test]
+fn verify_says_when_a_site_was_not_built_from_the_inputs_given() {
+    let dir = common::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    common::build_small_as(&out, Layout::Edge);
+    let small = crate_path("tests/fixtures/small/export.json");
+    let options = VerifyOptions {
+        export: Some(small.clone()),
+        supply: Some(crate_path("tests/fixtures/small/supply.json")),
+        progress: false,
+    };
+    verify_with(&out, &options).expect("built from these inputs");
+    let other = crate_path("tests/fixtures/edge/export.json");
+    let options = VerifyOptions {
+        export: Some(other.clone()),
+        ..options
+    };
+    match verify_with(&out, &options) {
+        Err(model_demand::error::Error::Verify(differences)) => {
+            assert_eq!(differences.len(), 1, "{differences:?}");
+            let expected = format!("inputs: the site was not built from {}", other.display());
+            assert!(differences[0].starts_with(&expected), "{differences:?}");
+        }
+        other => panic!("not refused as built from other inputs: {other:?}"),
+    }
+}
+
+#[test]
+fn a_port_in_use_names_bind() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let addr = taken.local_addr().expect("its address");
+    let dir = common::tempdir().expect("temp dir");
+    common::build_small_as(&dir.path().join("out"), Layout::Edge);
+    let started = model_demand::serve::start(
+        &dir.path().join("out"),
+        addr,
+        model_demand::serve::ServeOptions::default(),
+    );
+    let Err(err) = started else {
+        panic!("served on {addr}, which is taken");
+    };
+    let next = std::net::SocketAddr::new(addr.ip(), addr.port() + 1);
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "cannot listen on {addr}: the address is in use (another program, or another \
+             `model-demand serve`, listens there); choose another with --bind, e.g. --bind {next}"
+        )
+    );
+}
+
+#[test]
+fn facts_says_a_host_name_that_does_not_resolve_is_one() {
+    let cwd = common::tempdir().expect("temp dir");
+    // `.invalid` never resolves (RFC 6761), on or off a network.
+    let out = command_in(
+        cwd.path(),
+        &[
+            "facts",
+            "acme/model",
+            "--huggingface-url",
+            "https://no-such-host.invalid",
+        ],
+    )
+    .output()
+    .expect("runs");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("the host name no-such-host.invalid does not resolve")
+            && said.contains("check the network connection (and --huggingface-url)"),
+        "{said}"
+    );
+    assert!(!said.contains("try again later"), "{said}");
+}
+
+#[test]
+fn the_preview_names_the_local_mcp_in_its_docs_and_llms_txt() {
+    let (inputs, catalog) = common::small();
+    let data = SiteData::Data {
+        inputs: &inputs,
+        catalog: &catalog,
+    };
+    let dir = common::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    let bind: std::net::SocketAddr = "127.0.0.1:8080".parse().expect("addr");
+    let base = model_demand::preview::local_base_url(bind);
+    assert_eq!(base, "http://localhost:8080");
+    let options = model_demand::serve::ServeOptions::default();
+    // Served on a free port; the site is built for the address asked (8080).
+    let (running, _) = model_demand::preview::serve_while_building_for(
+        &data,
+        &out,
+        &base,
+        "127.0.0.1:0".parse().expect("addr"),
+        options,
+        false,
+        |_, _| {},
+    )
+    .expect("serves");
+    let addr = running.addr.to_string();
+    let llms = get(&addr, "/llms.txt");
+    assert!(llms.contains("http://localhost:8080/mcp"), "{llms}");
+    assert!(!llms.contains("model-demand.netlify.app/mcp"), "{llms}");
+    let docs = get(&addr, "/docs/");
+    assert!(docs.contains("http://localhost:8080/mcp"), "{docs}");
+    let record = Manifest::built_from(&out).expect("a record");
+    assert_eq!(record.base_url, "http://localhost:8080");
+}
+
+/// The archive `scripts/release/package.sh` packs (of this test build's binary), unpacked in an
+/// empty directory and run from another: the layout a release ships, away from the repository.
+#[test]
+fn the_archive_s_binary_answers_outside_the_repository() {
+    let dir = common::tempdir().expect("temp dir");
+    let bin = Path::new(env!("CARGO_BIN_EXE_model-demand"));
+    let out = Command::new("bash")
+        .arg(crate_path("scripts/release/package.sh"))
+        .args(["v0.0.0-test", "x86_64-unknown-linux-gnu"])
+        .arg(bin.parent().expect("the binary's directory"))
+        .arg(dir.path().join("dist"))
+        .output()
+        .expect("package.sh runs");
+    assert!(out.status.success(), "{}", common::output_text(&out));
+    let archive = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let name = "model-demand-v0.0.0-test-x86_64-unknown-linux-gnu";
+    assert!(
+        archive.ends_with(&format!("dist/{name}.tar.gz")),
+        "{archive}"
+    );
+    let sum = std::fs::read_to_string(format!("{archive}.sha256")).expect("a checksum");
+    let archive_bytes = std::fs::read(&archive).expect("the archive");
+    assert_eq!(
+        sum,
+        format!("{}  {name}.tar.gz\n", sha256_hex(&archive_bytes))
+    );
+    let unpacked = dir.path().join("unpacked");
+    std::fs::create_dir(&unpacked).expect("mkdir");
+    let status = Command::new("tar")
+        .arg("-xzf")
+        .arg(&archive)
+        .current_dir(&unpacked)
+        .status()
+        .expect("tar runs");
+    assert!(status.success());
+    assert_eq!(entries(&unpacked.join(name)), ["README.md", "model-demand"]);
+    let cwd = dir.path().join("elsewhere");
+    std::fs::create_dir(&cwd).expect("mkdir");
+    let out = Command::new(unpacked.join(name).join("model-demand"))
+        .args(["query", "--include", "limit=1"])
+        .current_dir(&cwd)
+        .env("TMPDIR", &cwd)
+        .output()
+        .expect("the unpacked binary runs");
+    assert!(out.status.success(), "{}", common::output_text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("HTTP/1.1 200\n"),
+        "{}",
+        common::output_text(&out)
+    );
+    assert!(entries(&cwd).is_empty(), "query writes nothing");
+}
+
+/// `model-demand serve --dir out` in `cwd` until it says it serves `out` itself (its last
+/// line before it waits); returns what it said, and stops it.
+fn serve_until_it_serves_out(cwd: &Path) -> Vec<String> {
+    let mut child = command_in(cwd, &["serve", "--bind", "127.0.0.1:0", "--dir", "out"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("serve starts");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut said = Vec::new();
+    for line in BufReader::new(stderr).lines() {
+        let Ok(line) = line else { break };
+        let done = line.starts_with("serving out ");
+        said.push(line);
+        if done {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    said
+}
+
+#[test]
+fn serve_notices_an_edited_sample_and_rebuilds_its_site_once() {
+    let cwd = common::tempdir().expect("temp dir");
+    let sample = cwd.path().join("data/sample");
+    std::fs::create_dir_all(&sample).expect("mkdir");
+    let export = sample.join("export.json");
+    std::fs::copy(crate_path("tests/fixtures/small/export.json"), &export).expect("copy");
+    std::fs::copy(
+        crate_path("tests/fixtures/small/supply.json"),
+        sample.join("supply.json"),
+    )
+    .expect("copy");
+    let from = "export data/sample/export.json, supply data/sample/supply.json";
+    let first = serve_until_it_serves_out(cwd.path());
+    assert!(
+        first[0].starts_with(&format!("out holds no site: writing {from} into it")),
+        "{first:?}"
+    );
+    assert!(
+        first.last().is_some_and(|l| l.starts_with("serving out ")),
+        "{first:?}"
+    );
+    // Unchanged inputs: the site is served as it is.
+    let again = serve_until_it_serves_out(cwd.path());
+    assert_eq!(again.len(), 1, "{again:?}");
+    // An edited export (one more newline: other bytes, still accepted): rebuilt, said once.
+    let mut bytes = std::fs::read(&export).expect("read");
+    bytes.push(b'\n');
+    std::fs::write(&export, &bytes).expect("write");
+    let edited = serve_until_it_serves_out(cwd.path());
+    assert_eq!(
+        edited[0],
+        format!(
+            "out was built from another export: rebuilding it from {from}, answered from its \
+             compact layout meanwhile"
+        ),
+        "{edited:?}"
+    );
+    let record = Manifest::built_from(&cwd.path().join("out")).expect("a record");
+    assert_eq!(record.export_sha256, Some(sha256_hex(&bytes)));
+    assert_eq!(record.written_by, "serve");
+    // A file of the user's in it: never replaced, said, and served as it is.
+    std::fs::write(cwd.path().join("out/notes.txt"), b"mine").expect("write");
+    bytes.push(b'\n');
+    std::fs::write(&export, &bytes).expect("write");
+    let refused = serve_until_it_serves_out(cwd.path());
+    assert!(
+        refused[0].starts_with(
+            "out was built from another export, but is not rebuilt (refusing to replace out:"
+        ) && refused[0].ends_with("; serving it as it is"),
+        "{refused:?}"
+    );
+    assert_eq!(
+        std::fs::read(cwd.path().join("out/notes.txt")).expect("kept"),
+        b"mine"
+    );
+}
