@@ -122,10 +122,10 @@ pub struct CollectArgs {
     /// Hugging Face's base URL.
     #[arg(long, value_name = "URL", default_value = "https://huggingface.co")]
     pub huggingface_url: String,
-    /// The collection policy (model-demand.policy.v1); the default, when the current directory
-    /// has no data/policy.json, is the one embedded in the binary.
-    #[arg(long, value_name = "PATH", default_value = crate::collect::policy::DEFAULT_POLICY)]
-    pub policy: PathBuf,
+    /// The collection policy (model-demand.policy.v1), which must exist; without it,
+    /// data/policy.json in the current directory, else the policy embedded in the binary.
+    #[arg(long, value_name = "PATH")]
+    pub policy: Option<PathBuf>,
     /// Cache of immutable Hugging Face files, keyed by repository and commit.
     #[arg(long, value_name = "DIR")]
     pub cache: Option<PathBuf>,
@@ -149,10 +149,11 @@ pub struct FactsArgs {
     /// source_url) instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// The collection policy (model-demand.policy.v1); its config_defaults apply. The default,
-    /// when the current directory has no data/policy.json, is the one embedded in the binary.
-    #[arg(long, value_name = "PATH", default_value = crate::collect::policy::DEFAULT_POLICY)]
-    pub policy: PathBuf,
+    /// The collection policy (model-demand.policy.v1), which must exist; its review applies.
+    /// Without it, data/policy.json in the current directory, else the policy embedded in the
+    /// binary.
+    #[arg(long, value_name = "PATH")]
+    pub policy: Option<PathBuf>,
     /// Cache of immutable Hugging Face files, keyed by repository and commit (the one
     /// `collect --cache` uses).
     #[arg(long, value_name = "DIR")]

@@ -27,7 +27,7 @@ pub(crate) struct FactsOptions {
     pub revision: Option<String>,
     /// The policy file (its review applies: reference defaults, cache layouts, inert keys and
     /// buffer names).
-    pub policy: PathBuf,
+    pub policy: Option<PathBuf>,
     /// Cache of immutable Hugging Face files, shared with `collect`.
     pub cache: Option<PathBuf>,
     /// Hugging Face's base URL.
@@ -78,7 +78,7 @@ pub(crate) fn repository_facts(options: &FactsOptions) -> Result<RepositoryFacts
             )));
         }
     }
-    let policy = policy::load(&options.policy)?;
+    let policy = policy::load(options.policy.as_deref())?;
     let client = Client::new(options.retry_base);
     let hub = Hub::new(
         &client,

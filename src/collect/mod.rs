@@ -80,8 +80,9 @@ pub struct CollectOptions {
     pub openrouter_url: String,
     /// Hugging Face's base URL.
     pub huggingface_url: String,
-    /// The policy file.
-    pub policy: PathBuf,
+    /// The policy file given; without one, `data/policy.json` in the current directory, else
+    /// the policy embedded in the binary.
+    pub policy: Option<PathBuf>,
     /// Cache of immutable Hugging Face files, when given.
     pub cache: Option<PathBuf>,
     /// `OPENROUTER_API_KEY`.
@@ -109,7 +110,7 @@ impl CollectOptions {
             now,
             openrouter_url: "https://openrouter.ai".to_string(),
             huggingface_url: huggingface::PUBLIC_HOST.to_string(),
-            policy: PathBuf::from(policy::DEFAULT_POLICY),
+            policy: None,
             cache: None,
             openrouter_key: secret_from_env(OPENROUTER_KEY_VAR),
             hf_token: secret_from_env(HF_TOKEN_VAR),
@@ -217,7 +218,7 @@ fn collect_with(
             options.days
         )));
     }
-    let policy = policy::load(&options.policy)?;
+    let policy = policy::load(options.policy.as_deref())?;
     let previous_export = options
         .previous_export
         .as_deref()

@@ -336,7 +336,7 @@ fn a_figure_that_changes_at_an_unchanged_commit_is_in_the_run_report() {
     std::fs::write(&bare, serde_json::to_vec(&without_defaults).expect("json")).expect("write");
     let night1 = dir.path().join("night1");
     let (result, report) = sources::run_with_report(&standin, &night1, |o| CollectOptions {
-        policy: bare.clone(),
+        policy: Some(bare.clone()),
         ..o
     });
     result.expect("night 1 collects");
@@ -747,7 +747,7 @@ fn without_a_repository_the_weights_access_is_unknown_or_closed_by_policy() {
     )
     .expect("write");
     let options = CollectOptions {
-        policy,
+        policy: Some(policy),
         ..sources::options(&standin, &dir.path().join("out"))
     };
     collect::collect(&options).expect("collects");

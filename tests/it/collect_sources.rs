@@ -726,7 +726,7 @@ fn a_permaslug_named_differently_is_joined_only_by_a_reviewed_match() {
         ]),
     );
     let (result, report) = run_with(&standin, &dir.path().join("with"), |o| CollectOptions {
-        policy: policy.clone(),
+        policy: Some(policy.clone()),
         ..o
     });
     result.expect("collected");
@@ -769,7 +769,7 @@ fn a_permaslug_named_differently_is_joined_only_by_a_reviewed_match() {
         json!([{"model_id": "acme-ai/gamma 2026", "canonical_slug": "acme/gamma-2026"}]),
     );
     let err = collect::collect(&CollectOptions {
-        policy: bad,
+        policy: Some(bad),
         ..sources::options(&standin, &dir.path().join("bad"))
     })
     .expect_err("refused");

@@ -207,6 +207,16 @@ fn the_policy_given_is_the_one_applied() {
         Value::Null
     );
 
+    // A policy named that is not there is an error naming it, never the embedded one.
+    let absent = dir.path().join("no-such-policy.json");
+    let output = facts_json_under(&standin, &repos[1].id, &absent);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("no-such-policy.json"),
+        "{}",
+        stderr(&output)
+    );
+
     // A malformed policy is refused with its JSON path, as collect refuses it.
     std::fs::write(
         &policy,

@@ -32,7 +32,7 @@ pub(super) fn load(bytes: &[u8]) -> Value {
 /// The reference defaults of the shipped `data/policy.json`.
 pub(super) fn shipped_defaults() -> Vec<ConfigDefault> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(policy::DEFAULT_POLICY);
-    policy::load(&path)
+    policy::load(Some(&path))
         .expect("data/policy.json is accepted")
         .review
         .config_defaults

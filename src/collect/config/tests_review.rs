@@ -81,7 +81,7 @@ fn read_reals() -> Vec<Real> {
 /// The review of the shipped `data/policy.json`.
 fn shipped() -> FactsReview {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(policy::DEFAULT_POLICY);
-    policy::load(&path)
+    policy::load(Some(&path))
         .expect("data/policy.json is accepted")
         .review
 }

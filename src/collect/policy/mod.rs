@@ -77,15 +77,11 @@ impl Policy {
     }
 }
 
-/// Reads and checks a policy file.
-/// The default path, when the current directory has no such file, is the policy embedded in
-/// the binary ([`crate::bundled`]).
-pub(crate) fn load(path: &Path) -> Result<Policy> {
-    let source = if path == Path::new(DEFAULT_POLICY) {
-        crate::bundled::Source::resolve(None, DEFAULT_POLICY)
-    } else {
-        crate::bundled::Source::File(path.to_path_buf())
-    };
+/// Reads and checks a policy file: the one given, which must exist; without one,
+/// `data/policy.json` in the current directory, else the policy embedded in the binary
+/// ([`crate::bundled`]).
+pub(crate) fn load(path: Option<&Path>) -> Result<Policy> {
+    let source = crate::bundled::Source::resolve(path, DEFAULT_POLICY);
     let name = source.name();
     let bytes = source.read()?;
     let raw = crate::json::parse(&bytes, &name)?;
@@ -268,8 +264,11 @@ mod tests {
     #[test]
     fn the_shipped_policy_is_accepted() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(DEFAULT_POLICY);
-        let policy = load(&path).expect("data/policy.json is accepted");
+        let policy = load(Some(&path)).expect("data/policy.json is accepted");
         assert!(policy.fresh_for_hours >= 24);
+        // A policy named that is not there is an error, never the embedded default.
+        let missing = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/no-such-policy.json");
+        assert!(load(Some(&missing)).is_err());
     }
 
     #[test]
@@ -341,7 +340,7 @@ mod tests {
     #[test]
     fn the_shipped_policy_carries_the_reviewed_reference_defaults() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(DEFAULT_POLICY);
-        let policy = load(&path).expect("data/policy.json is accepted");
+        let policy = load(Some(&path)).expect("data/policy.json is accepted");
         let rows: Vec<(&str, &str, u64)> = policy
             .review
             .config_defaults

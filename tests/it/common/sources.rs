@@ -188,7 +188,7 @@ pub fn options(standin: &StandIn, out: &std::path::Path) -> CollectOptions {
         days: DAYS,
         openrouter_url: standin.base.clone(),
         huggingface_url: standin.base.clone(),
-        policy: super::crate_path("data/policy.json"),
+        policy: Some(super::crate_path("data/policy.json")),
         openrouter_key: Secret::new(KEY.to_string()),
         hf_token: None,
         retry_base: Duration::from_millis(10),
