@@ -5,7 +5,12 @@
 use rmcp::model::RequestId;
 
 use super::message::{Refusal, INVALID_REQUEST};
-use super::stdio::MAX_LINE_BYTES;
+
+/// The longest stdio line read (its newline included); a longer one is answered with an
+/// Invalid Request error and discarded unread (no tool needs more than a few hundred bytes of
+/// arguments), so one line never holds more memory than this. It lives here, with what a line
+/// over it gets, so that `stdio.rs` depends on this module and not the reverse.
+pub(crate) const MAX_LINE_BYTES: usize = 64 * 1024;
 
 /// The error for a line over the limit, with the id its start holds (if any).
 pub(crate) fn too_long(id: Option<RequestId>) -> Refusal {

@@ -21,16 +21,12 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
 
 use super::message::{self, Read};
-use super::oversized;
+use super::oversized::{self, MAX_LINE_BYTES};
 use super::server::ApiServer;
 use crate::error::{Error, Result};
 
 /// Requests read and not yet answered, at most.
 pub(crate) const MAX_IN_FLIGHT: usize = 16;
-/// The longest line read (its newline included); a longer one is answered with an Invalid
-/// Request error and discarded unread (no tool needs more than a few hundred bytes of
-/// arguments), so one line never holds more memory than this.
-pub(crate) const MAX_LINE_BYTES: usize = 64 * 1024;
 
 /// The permits of the requests in flight, by request ID (a client may reuse an ID, so each
 /// ID holds a list).
