@@ -12,7 +12,7 @@ use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::Instant;
 
 use common::oracle::send;
@@ -525,14 +525,7 @@ fn peak_kib(child: &Child) -> Option<u64> {
 /// initialize; each message is followed by a ping whose answer marks the end of its answers.
 /// Also the server's peak memory after initialize and at the end, in KiB.
 fn stdio_answers(site: &Path, messages: &[Message]) -> (Vec<Vec<Value>>, Option<(u64, u64)>) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_model-demand"))
-        .args(["mcp", "--dir"])
-        .arg(site)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the stdio server starts");
+    let mut child = common::mcp_http::spawn_stdio(site);
     let mut stdin = child.stdin.take().expect("stdin");
     let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
     writeln!(stdin, r#"{{"jsonrpc":"2.0","id":"init","method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{{}},"clientInfo":{{"name":"alike","version":"1"}}}}}}"#).expect("write");

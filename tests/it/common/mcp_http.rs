@@ -18,17 +18,22 @@ pub fn vectors() -> Vec<Value> {
     file["vectors"].as_array().expect("vectors").clone()
 }
 
-/// What `model-demand mcp --dir site` answers on stdio to `messages` after initialize, each
-/// answer by its request's id.
-pub fn stdio_answers(site: &Path, messages: &[Value]) -> Vec<Value> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_model-demand"))
+/// `model-demand mcp --dir site` started with piped stdin and stdout (stderr discarded).
+pub fn spawn_stdio(site: &Path) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_model-demand"))
         .args(["mcp", "--dir"])
         .arg(site)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .expect("the stdio server starts");
+        .expect("the stdio server starts")
+}
+
+/// What `model-demand mcp --dir site` answers on stdio to `messages` after initialize, each
+/// answer by its request's id.
+pub fn stdio_answers(site: &Path, messages: &[Value]) -> Vec<Value> {
+    let mut child = spawn_stdio(site);
     let mut stdin = child.stdin.take().expect("stdin");
     let initialize = json!({"jsonrpc": "2.0", "id": "init", "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
