@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pastEndBody, route } from "../../netlify/edge-functions/lib/query.mjs";
-import { callTool, parseJsonFaithfully, parseKeepingNumbers } from "../../netlify/edge-functions/lib/tool_call.mjs";
+import { readJson } from "../../netlify/edge-functions/lib/message.mjs";
+import { callTool, parseKeepingNumbers } from "../../netlify/edge-functions/lib/tool_call.mjs";
 
 const fixture = process.env.EDGE_FIXTURE;
 assert.ok(fixture, "EDGE_FIXTURE must name the fixture directory");
@@ -39,7 +40,8 @@ function answer(path, query) {
 for (const v of vectors) {
   test(`${v.tool} ${v.arguments}`, async () => {
     const call = catalogue.calls[v.tool];
-    const args = parseJsonFaithfully(v.arguments);
+    const { value: args, problem } = readJson(v.arguments);
+    assert.equal(problem, undefined, "a vector's arguments are plain JSON");
     const result = await callTool(call, catalogue, args, async (path, query) => answer(path, query));
     assert.equal(result.content[0].text, v.result.content[0].text);
     assert.equal(result.isError, v.result.isError);

@@ -8,8 +8,9 @@
 //
 // JSON.parse cannot give what the Rust side sees: it reorders integer-like keys, rounds
 // integers past 2^53 and forgets how a number was written. So the arguments are read from the
-// request's own text by `parseJsonFaithfully`, which keeps member order, each number's source
-// text and strings as JSON.parse decodes them.
+// request's own text by the one strict reader of every message (`readJson` in message.mjs),
+// which keeps member order, each number's source text and strings as JSON.parse decodes them,
+// into the JsonObject and JsonNumber defined here.
 
 import { percentDecode, quoteValue } from "./query.mjs";
 
@@ -36,93 +37,6 @@ export class JsonObject {
     const entry = this.entries.find(([n]) => n === name);
     return entry === undefined ? undefined : entry[1];
   }
-}
-
-const WHITESPACE = /[ \t\n\r]*/y;
-const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-const STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9A-Fa-f]{4}))*"/y;
-
-/**
- * Parses JSON text into plain values, except objects ([`JsonObject`]) and numbers
- * ([`JsonNumber`]). Throws a SyntaxError on text JSON.parse would refuse.
- */
-export function parseJsonFaithfully(text) {
-  let at = 0;
-  const skip = () => {
-    WHITESPACE.lastIndex = at;
-    WHITESPACE.exec(text);
-    at = WHITESPACE.lastIndex;
-  };
-  const fail = () => {
-    throw new SyntaxError(`invalid JSON at ${at}`);
-  };
-  const token = (pattern) => {
-    pattern.lastIndex = at;
-    const match = pattern.exec(text);
-    if (match === null) fail();
-    at = pattern.lastIndex;
-    return match[0];
-  };
-  const literal = (word, value) => {
-    if (!text.startsWith(word, at)) fail();
-    at += word.length;
-    return value;
-  };
-  // Depth is bounded by the request size limit (64 KiB), so recursion cannot run away.
-  const value = () => {
-    skip();
-    const c = text[at];
-    if (c === "{") {
-      at += 1;
-      const object = new JsonObject();
-      skip();
-      if (text[at] === "}") {
-        at += 1;
-        return object;
-      }
-      for (;;) {
-        skip();
-        const name = JSON.parse(token(STRING));
-        skip();
-        if (text[at] !== ":") fail();
-        at += 1;
-        object.set(name, value());
-        skip();
-        if (text[at] === ",") at += 1;
-        else if (text[at] === "}") {
-          at += 1;
-          return object;
-        } else fail();
-      }
-    }
-    if (c === "[") {
-      at += 1;
-      const items = [];
-      skip();
-      if (text[at] === "]") {
-        at += 1;
-        return items;
-      }
-      for (;;) {
-        items.push(value());
-        skip();
-        if (text[at] === ",") at += 1;
-        else if (text[at] === "]") {
-          at += 1;
-          return items;
-        } else fail();
-      }
-    }
-    if (c === '"') return JSON.parse(token(STRING));
-    if (c === "t") return literal("true", true);
-    if (c === "f") return literal("false", false);
-    if (c === "n") return literal("null", null);
-    return new JsonNumber(token(NUMBER));
-  };
-  const result = value();
-  skip();
-  if (at !== text.length) fail();
-  return result;
 }
 
 const U64_MAX = 18446744073709551615n;
@@ -619,7 +533,7 @@ export async function historyTarget(call, args) {
 }
 
 /**
- * A whole tool call (`call_tool` in src/mcp/server.rs): `args` as parseJsonFaithfully read
+ * A whole tool call (`call_tool` in src/mcp/server.rs): `args` as message.mjs's readJson read
  * them, `get(path, query)` the site's `{status, body}` for a path (and query).
  */
 export async function callTool(call, catalogue, given, get) {
