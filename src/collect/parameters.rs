@@ -114,6 +114,32 @@ enum Class<'f> {
     Packed(&'f Packed),
 }
 
+/// Whether a tensor's last name component is named as quantization state is: scales, zero
+/// points, group indices, absolute maxima, quantization maps and state. Such a tensor is counted
+/// only where the checkpoint's format names it (as auxiliary); elsewhere it is unclassified.
+fn looks_like_quantization_state(name: &str) -> bool {
+    let last = name.rsplit('.').next().unwrap_or(name);
+    let parent = name.rsplit('.').nth(1).unwrap_or("");
+    const STEMS: [&str; 9] = [
+        "weight_scale",
+        "input_scale",
+        "global_scale",
+        "pre_quant_scale",
+        "zero_point",
+        "scale_inv",
+        "scales_inv",
+        "g_idx",
+        "quant_map",
+    ];
+    STEMS.iter().any(|stem| last.contains(stem))
+        || matches!(
+            last,
+            "qzeros" | "scales" | "absmax" | "nested_absmax" | "SCB"
+        )
+        || matches!(last, "k_scale" | "v_scale" | "q_scale")
+        || parent == "quant_state"
+}
+
 /// Whether a tensor belongs to the routed experts.
 fn is_routed_expert(name: &str) -> bool {
     name.contains(".experts.") && !name.contains("shared_expert")
@@ -199,7 +225,9 @@ impl<'a> Classifier<'a> {
                 });
             }
         }
-        if is_float {
+        // A float tensor named as quantization state is one the format does not name (a scale
+        // of a newer writer): never counted as a parameter, nor skipped as absent.
+        if is_float && !looks_like_quantization_state(&tensor.name) {
             return Ok(Class::Float);
         }
         Err(CountError::Unclassified {

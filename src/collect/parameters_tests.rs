@@ -70,6 +70,35 @@ fn plain_checkpoints_count_floats_and_nothing_else() {
 }
 
 #[test]
+fn float_tensors_named_as_quantization_state_are_never_counted_unless_the_format_names_them() {
+    // A plain checkpoint with an FP8 scale, or an fp8 one with a scale name a newer writer
+    // uses: unknown, naming the tensor, never a parameter.
+    let fp8 = format(json!({"quant_method": "fp8"}));
+    for (f, name) in [
+        (&Format::Plain, "m.down_proj.weight_scale_inv"),
+        (&Format::Plain, "m.down_proj.input_scale"),
+        (&fp8, "m.experts.gate_up_proj_scales_inv"),
+        (&fp8, "m.down_proj.pre_quant_scale"),
+        (&w4a16(), "m.o_proj.weight.absmax"),
+    ] {
+        let tensors = [
+            tensor("m.down_proj.weight", "BF16", &[4, 4]),
+            tensor(name, "F32", &[2]),
+        ];
+        assert!(
+            matches!(total(&tensors, f), Err(CountError::Unclassified { ref tensor, .. }) if tensor == name),
+            "{name} under {f}"
+        );
+    }
+    // Parameters whose names merely hold "scale" stay parameters.
+    let tensors = [
+        tensor("vision.blocks.0.layer_scale", "F32", &[8]),
+        tensor("logit_scale", "F32", &[]),
+    ];
+    assert_eq!(total(&tensors, &Format::Plain), Ok(9));
+}
+
+#[test]
 fn reviewed_buffers_are_not_parameters_whatever_their_dtype() {
     let buffers: BTreeSet<String> = [
         "position_ids".to_string(),
@@ -100,8 +129,11 @@ fn fp8_scales_are_auxiliary_in_fp8_checkpoints_only() {
         total(&tensors, &format(json!({"quant_method": "fp8"}))),
         Ok(65_536)
     );
-    // In a plain checkpoint nothing is auxiliary: an F32 tensor is a parameter.
-    assert_eq!(total(&tensors, &Format::Plain), Ok(65_540));
+    // In a plain checkpoint nothing is auxiliary, and a scale is no parameter either: unknown.
+    assert!(matches!(
+        total(&tensors, &Format::Plain),
+        Err(CountError::Unclassified { .. })
+    ));
 }
 
 #[test]
