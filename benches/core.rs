@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use model_demand::{export, json, records, render, supply};
+use model_demand::{answers::render, input::export, input::json, input::supply, records};
 
 fn best_of<T>(runs: usize, mut work: impl FnMut() -> T) -> (Duration, T) {
     let mut best = Duration::MAX;
@@ -51,12 +51,14 @@ fn main() {
     let (derive, catalog) = best_of(runs, || records::derive(&export, Some(&supply), now));
     let (render, rendered) = best_of(runs, || render::Rendered::new(&catalog));
     let inputs = model_demand::load(&export_path, Some(&supply_path)).expect("inputs accepted");
-    let (tables, files) = best_of(runs, || model_demand::tables::files(&inputs, &catalog));
+    let (tables, files) = best_of(runs, || {
+        model_demand::answers::tables::files(&inputs, &catalog)
+    });
     let table_bytes: usize = files.iter().map(|(_, bytes)| bytes.len()).sum();
     // Made and written, as the build does beside the feeds (into the temporary directory).
     let out = std::env::temp_dir().join(format!("model-demand-core-bench-{}", std::process::id()));
     let (tables_written, ()) = best_of(runs, || {
-        for (path, bytes) in model_demand::tables::files(&inputs, &catalog) {
+        for (path, bytes) in model_demand::answers::tables::files(&inputs, &catalog) {
             let file = out.join(path);
             if let Some(dir) = file.parent() {
                 std::fs::create_dir_all(dir).expect("temporary directory");
@@ -68,11 +70,11 @@ fn main() {
     // The charts (the share chart: one pass over the history's days; the trend chart: one over
     // the records) and the docs page, which draws them again inline.
     let (charts, chart_files) = best_of(runs, || {
-        model_demand::charts::files(&inputs.export, &catalog)
+        model_demand::answers::charts::files(&inputs.export, &catalog)
     });
     let chart_bytes: usize = chart_files.iter().map(|(_, bytes)| bytes.len()).sum();
     let (page, html) = best_of(runs, || {
-        model_demand::docs::page(Some((&inputs.export, &catalog)), "https://x.test")
+        model_demand::answers::page::page(Some((&inputs.export, &catalog)), "https://x.test")
     });
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!(

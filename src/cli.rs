@@ -88,11 +88,11 @@ pub struct ServeArgs {
     #[arg(long, value_name = "DIR", default_value = "out")]
     pub dir: PathBuf,
     /// Address to listen on; loopback by default, so nothing is exposed unless asked.
-    #[arg(long, value_name = "ADDR", default_value = crate::serve::DEFAULT_BIND)]
+    #[arg(long, value_name = "ADDR", default_value = crate::preview::DEFAULT_BIND)]
     pub bind: std::net::SocketAddr,
     /// Connection threads kept ready to answer requests (1 to 256); more start while more
     /// connections are open, each answering its own connection.
-    #[arg(long, value_name = "N", default_value_t = crate::serve::DEFAULT_WORKERS as u16,
+    #[arg(long, value_name = "N", default_value_t = crate::preview::DEFAULT_WORKERS as u16,
           value_parser = clap::value_parser!(u16).range(1..=256))]
     pub workers: u16,
 }
@@ -186,8 +186,8 @@ pub struct BuildArgs {
     /// How list answers are kept: `full` writes every page as a file (for `serve`, `verify` and
     /// any static host); `edge` writes them as parts the Netlify edge function assembles (what
     /// Netlify publishes: a few MB whatever the number of models). Both give the same answers.
-    #[arg(long, value_enum, default_value_t = crate::edge::Layout::Full)]
-    pub layout: crate::edge::Layout,
+    #[arg(long, value_enum, default_value_t = crate::site::edge::Layout::Full)]
+    pub layout: crate::site::edge::Layout,
 }
 
 /// The inputs every data command reads.
@@ -211,20 +211,27 @@ pub struct InputArgs {
 
 impl InputArgs {
     /// The export to read: `--export`, else the repository's sample in the current directory,
-    /// else the embedded one ([`crate::bundled`]).
-    pub fn export_source(&self) -> crate::bundled::Source {
-        crate::bundled::Source::resolve(self.export.as_deref(), crate::SAMPLE_EXPORT)
+    /// else the embedded one ([`crate::input::bundled`]).
+    pub fn export_source(&self) -> crate::input::bundled::Source {
+        crate::input::bundled::Source::resolve(
+            self.export.as_deref(),
+            crate::input::bundled::SAMPLE_EXPORT,
+        )
     }
 
     /// The supply feed to read (as [`InputArgs::export_source`]), unless `--no-supply` was given.
-    pub fn supply_source(&self) -> Option<crate::bundled::Source> {
-        (!self.no_supply)
-            .then(|| crate::bundled::Source::resolve(self.supply.as_deref(), crate::SAMPLE_SUPPLY))
+    pub fn supply_source(&self) -> Option<crate::input::bundled::Source> {
+        (!self.no_supply).then(|| {
+            crate::input::bundled::Source::resolve(
+                self.supply.as_deref(),
+                crate::input::bundled::SAMPLE_SUPPLY,
+            )
+        })
     }
 
-    /// What the output says the inputs are ([`crate::bundled::describe`]).
+    /// What the output says the inputs are ([`crate::input::bundled::describe`]).
     pub fn describe(&self) -> String {
-        crate::bundled::describe(&self.export_source(), self.supply_source().as_ref())
+        crate::input::bundled::describe(&self.export_source(), self.supply_source().as_ref())
     }
 }
 

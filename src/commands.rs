@@ -5,18 +5,18 @@ use std::path::Path;
 
 use time::OffsetDateTime;
 
-use crate::bundled::{self, Source};
+use crate::answers::render::{Api, Response};
+use crate::base::error::Result;
 use crate::cli::{BuildArgs, CollectArgs, FactsArgs, InputArgs, McpArgs, QueryArgs, ServeArgs};
 use crate::collect::{self, CollectOptions, CollectReport};
-use crate::error::Result;
-use crate::manifest::{BuiltFrom, Manifest};
-use crate::render::{Api, Response};
-use crate::serve::ServeOptions;
+use crate::input::bundled::{self, Source};
+use crate::preview::ServeOptions;
+use crate::site::manifest::{BuiltFrom, Manifest};
 use crate::site::{self, BuildOptions, BuildReport, SiteData};
-use crate::{load_sources, parse_now, summary, Inputs, SAMPLE_EXPORT, SAMPLE_SUPPLY};
+use crate::{input::load_sources, input::Inputs, parse_now, summary, SAMPLE_EXPORT, SAMPLE_SUPPLY};
 
 /// Loads and validates the inputs the arguments name (a path given, else the repository's
-/// sample in the current directory, else the one in the binary: [`crate::bundled`]), and the
+/// sample in the current directory, else the one in the binary: [`crate::input::bundled`]), and the
 /// clock (`--now`, else now).
 pub fn load_inputs(input: &InputArgs) -> Result<(Inputs, OffsetDateTime)> {
     let now = now_or_clock(input.now.as_deref())?;
@@ -77,7 +77,7 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
     let base_url = crate::preview::local_base_url(args.bind);
     if Manifest::is_present(dir) {
         match stale_preview(dir, &base_url, &export, &supply)? {
-            None => return crate::serve::serve(dir, args.bind, workers),
+            None => return crate::preview::serve(dir, args.bind, workers),
             Some(why) => match site::check_replaceable(dir) {
                 Ok(_) => eprintln!(
                     "{} was built from {why}: rebuilding it from {from}, answered from its compact layout meanwhile",
@@ -88,7 +88,7 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
                         "{} was built from {why}, but is not rebuilt ({refused}); serving it as it is",
                         dir.display()
                     );
-                    return crate::serve::serve(dir, args.bind, workers);
+                    return crate::preview::serve(dir, args.bind, workers);
                 }
             },
         }
@@ -121,12 +121,15 @@ pub fn serve(args: &ServeArgs) -> Result<()> {
         |running, interim| {
             eprintln!(
                 "{}",
-                crate::serve::serving_line(interim, running.addr, workers)
+                crate::preview::serving_line(interim, running.addr, workers)
             );
         },
     )?;
     eprintln!("{}", report.summary(dir));
-    eprintln!("{}", crate::serve::serving_line(dir, running.addr, workers));
+    eprintln!(
+        "{}",
+        crate::preview::serving_line(dir, running.addr, workers)
+    );
     running.wait();
     Ok(())
 }
@@ -189,7 +192,7 @@ pub fn facts(args: FactsArgs) -> Result<String> {
     let found = collect::inspect::repository_facts(&options)?;
     Ok(if args.json {
         let mut text = serde_json::to_string_pretty(&found.to_json())
-            .map_err(crate::error::Error::Serialize)?;
+            .map_err(crate::base::error::Error::Serialize)?;
         text.push('\n');
         text
     } else {
@@ -206,8 +209,8 @@ pub fn collect_report(path: &std::path::Path) -> Result<String> {
 /// standard input.
 pub fn mcp(args: &McpArgs) -> Result<()> {
     let source = match &args.base_url {
-        Some(url) => crate::mcp::Source::remote(url)?,
-        None => crate::mcp::Source::dir(&args.dir)?,
+        Some(url) => crate::agents::Source::remote(url)?,
+        None => crate::agents::Source::dir(&args.dir)?,
     };
-    crate::mcp::run(source)
+    crate::agents::run(source)
 }

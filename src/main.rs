@@ -4,9 +4,9 @@ use std::io::{StdoutLock, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
+use model_demand::base::error::{Error, Result};
 use model_demand::cli::{Cli, Command};
 use model_demand::commands;
-use model_demand::error::{Error, Result};
 
 fn main() -> ExitCode {
     match run(Cli::parse()) {
@@ -110,7 +110,9 @@ fn run(cli: Cli) -> Result<ExitCode, Stop> {
             let text = commands::collect_report(&report)?;
             out(|o| write!(o, "{text}"))?;
         }
-        Command::NetlifyToml => out(|o| write!(o, "{}", model_demand::netlify::netlify_toml()))?,
+        Command::NetlifyToml => {
+            out(|o| write!(o, "{}", model_demand::site::netlify::netlify_toml()))?
+        }
         Command::Mcp(args) => commands::mcp(&args)?,
     }
     Ok(ExitCode::SUCCESS)

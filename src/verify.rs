@@ -15,12 +15,12 @@ use std::time::Instant;
 use time::Duration;
 use walkdir::WalkDir;
 
-use crate::error::{Error, Result};
-use crate::manifest::{BuiltFrom, Manifest, MANIFEST};
-use crate::netlify;
+use crate::answers::render::Api;
+use crate::base::error::{Error, Result};
+use crate::preview::Site;
 use crate::query::{percent_encode, Order, SortKey, LIMIT_MAX, LIMIT_MIN, OFFSET_MAX};
-use crate::render::Api;
-use crate::serve::Site;
+use crate::site::manifest::{BuiltFrom, Manifest, MANIFEST};
+use crate::site::netlify;
 use crate::site::sha256_hex;
 
 /// What a successful verification covered.
@@ -239,7 +239,10 @@ fn check_tree(
 }
 
 /// A `now` that reproduces the freshness the site published.
-fn now_matching(export: &crate::export::Export, published_state: &str) -> time::OffsetDateTime {
+fn now_matching(
+    export: &crate::input::export::Export,
+    published_state: &str,
+) -> time::OffsetDateTime {
     match (&export.fresh_until, published_state) {
         (Some(deadline), "fresh") => deadline.instant(),
         (Some(deadline), _) => deadline.instant() + Duration::seconds(1),
@@ -253,13 +256,13 @@ fn check_answers(
     progress: &Progress,
     differences: &mut Vec<String>,
 ) -> Result<usize> {
-    let supply_path = dir.join(crate::netlify::SUPPLY_FILE);
+    let supply_path = dir.join(crate::site::netlify::SUPPLY_FILE);
     let supply_is_feed = std::fs::read(&supply_path)
         .ok()
         .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
         .is_some_and(|v| v.get("supply_schema_version").is_some());
-    let inputs = crate::load(
-        &dir.join(crate::netlify::EXPORT_FILE),
+    let inputs = crate::input::load(
+        &dir.join(crate::site::netlify::EXPORT_FILE),
         supply_is_feed.then_some(supply_path.as_path()),
     )?;
     // Freshness was judged at build time; read it back from any answer that is still intact.
@@ -300,7 +303,7 @@ fn check_answers(
         differences,
     );
     // The tables, made again from the site's own feeds by the code that wrote them.
-    for (path, bytes) in crate::tables::files(&inputs, &catalog) {
+    for (path, bytes) in crate::answers::tables::files(&inputs, &catalog) {
         match std::fs::read(dir.join(&path)) {
             Ok(actual) if actual == bytes => {}
             Ok(_) => differences.push(format!(
@@ -310,7 +313,7 @@ fn check_answers(
         }
     }
     // The charts, drawn again from the same feeds.
-    for (path, bytes) in crate::charts::files(&inputs.export, &catalog) {
+    for (path, bytes) in crate::answers::charts::files(&inputs.export, &catalog) {
         match std::fs::read(dir.join(&path)) {
             Ok(actual) if actual == bytes => {}
             Ok(_) => differences.push(format!(
@@ -392,13 +395,13 @@ fn check_unavailable(site: &Site, differences: &mut Vec<String>) -> usize {
         "/api/v1/models?limit=1",
         "/api/export",
         "/api/supply",
-        crate::tables::DATAPACKAGE_PATH,
-        crate::tables::CSV_PATHS[0],
-        crate::tables::CSV_PATHS[1],
-        crate::tables::CSV_PATHS[2],
-        crate::tables::CSV_PATHS[3],
-        crate::charts::CHART_PATHS[0],
-        crate::charts::CHART_PATHS[1],
+        crate::answers::tables::DATAPACKAGE_PATH,
+        crate::answers::tables::CSV_PATHS[0],
+        crate::answers::tables::CSV_PATHS[1],
+        crate::answers::tables::CSV_PATHS[2],
+        crate::answers::tables::CSV_PATHS[3],
+        crate::answers::addresses::CHART_PATHS[0],
+        crate::answers::addresses::CHART_PATHS[1],
     ];
     for target in targets {
         let status = site.resolve("GET", target, None).status;

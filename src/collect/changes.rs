@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::export::{Fact, FactName, FACTS};
+use crate::input::export::{Fact, FactName, FACTS};
 
 use super::huggingface::PUBLIC_HOST;
 
@@ -89,7 +89,7 @@ pub(super) fn changed_facts(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::export::Availability;
+    use crate::input::export::Availability;
 
     /// A listed change: fact, old value, new value, new reason.
     type Listed<'a> = (&'a str, Option<&'a str>, Option<&'a str>, Option<&'a str>);

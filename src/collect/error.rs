@@ -88,7 +88,7 @@ pub enum CollectError {
     #[error(
         "the source's snapshot (meta.as_of {as_of}) is older than the end of {}: that day was \
          still in progress; nothing was written: run again after the source has caught up",
-        crate::validate::format_date(*.end)
+        crate::input::validate::format_date(*.end)
     )]
     SnapshotBehind {
         /// The source's `meta.as_of`.
@@ -186,9 +186,9 @@ pub enum CollectError {
     },
 }
 
-impl From<CollectError> for crate::error::Error {
-    fn from(err: CollectError) -> crate::error::Error {
-        crate::error::Error::Collect(Box::new(err))
+impl From<CollectError> for crate::base::error::Error {
+    fn from(err: CollectError) -> crate::base::error::Error {
+        crate::base::error::Error::Collect(Box::new(err))
     }
 }
 

@@ -1,7 +1,7 @@
 //! The twelve model facts of one release, from its pinned Hugging Face evidence (DESIGN §10):
 //! which evidence each fact needs, and which state and reason it gets when there is none.
 
-use crate::export::{Availability, Fact, FactName, FACTS};
+use crate::input::export::{Availability, Fact, FactName, FACTS};
 
 use super::config::{self, Outcome, Unreviewed};
 use super::formats;
@@ -363,7 +363,7 @@ fn smallest_quantization(
 /// checkpoint whose files all have listed sizes.
 fn candidate(hub: &Hub<'_>, info: &RepoInfo, config: &serde_json::Value) -> Option<Candidate> {
     let (format, bits) = config::quantization(config)?;
-    if !crate::validate::is_name_token(&format) {
+    if !crate::input::validate::is_name_token(&format) {
         return None;
     }
     let (_, files) =

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
-use crate::error::{Error, Result};
-use crate::export::{Fact, FACTS};
+use crate::base::error::{Error, Result};
+use crate::input::export::{Fact, FACTS};
 
 use super::error::{CollectError, RepoAt};
 use super::facts::{self, Evidence, Findings};

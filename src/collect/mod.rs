@@ -32,9 +32,9 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use time::{Date, OffsetDateTime};
 
-use crate::error::{Error, Result};
-use crate::export::{Availability, Export, Fact};
-use crate::validate::Timestamp;
+use crate::base::error::{Error, Result};
+use crate::input::export::{Availability, Export, Fact};
+use crate::input::validate::Timestamp;
 
 pub use self::error::{CollectError, RepoAt};
 use self::facts::Evidence;
@@ -333,8 +333,8 @@ fn gather(plan: &Plan<'_>, client: &Client, run: &mut RunReport) -> Result<Colle
     };
     progress(format!(
         "collect: rankings-daily {} to {}",
-        crate::validate::format_date(start),
-        crate::validate::format_date(end)
+        crate::input::validate::format_date(start),
+        crate::input::validate::format_date(end)
     ));
     let rankings = fetch_rankings(client, or_base, key, start, end, cutoff)?;
     let demand = openrouter::demand_days(&rankings.data, start, end)
@@ -348,7 +348,7 @@ fn gather(plan: &Plan<'_>, client: &Client, run: &mut RunReport) -> Result<Colle
     }
     let new_days = demand.days;
     let days = merge_days(previous_export.as_ref(), &new_days, end);
-    let window_start = crate::export::window_start(end);
+    let window_start = crate::input::export::window_start(end);
     let served: BTreeSet<String> = days
         .iter()
         .filter(|d| d.date >= window_start && d.date <= end)
@@ -628,8 +628,8 @@ fn report_progress(client: &Client, done: &AtomicBool, started: Instant) {
 
 fn read_previous_export(path: &Path) -> Result<Export> {
     let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
-    let raw = crate::json::parse(&bytes, path)?;
-    crate::export::validate(&raw).map_err(|p| Error::Refused(vec![(path.to_path_buf(), p)]))
+    let raw = crate::input::json::parse(&bytes, path)?;
+    crate::input::export::validate(&raw).map_err(|p| Error::Refused(vec![(path.to_path_buf(), p)]))
 }
 
 /// The rankings answer, or the reason demand cannot be collected (exit 1, nothing written).
@@ -643,8 +643,8 @@ fn fetch_rankings(
 ) -> Result<openrouter::RankingsResponse> {
     let url = format!(
         "{base}/api/v1/datasets/rankings-daily?start_date={}&end_date={}",
-        crate::validate::format_date(start),
-        crate::validate::format_date(end)
+        crate::input::validate::format_date(start),
+        crate::input::validate::format_date(end)
     );
     let answer = client
         .get(RequestKind::Rankings, &url, Some(key), &[])

@@ -12,7 +12,7 @@ use rust_decimal::{Decimal, RoundingStrategy};
 use serde::Deserialize;
 use time::Date;
 
-use crate::supply::RouteType;
+use crate::input::supply::RouteType;
 
 /// The reserved permaslug of the aggregated long tail.
 pub(super) const OTHER: &str = "other";
@@ -103,20 +103,20 @@ pub(super) fn demand_days(rows: &[RankingRow], start: Date, end: Date) -> Result
     let mut days: BTreeMap<Date, Parts> = BTreeMap::new();
     let mut folded = Vec::new();
     for (i, row) in rows.iter().enumerate() {
-        let date = crate::validate::parse_date(&row.date)
+        let date = crate::input::validate::parse_date(&row.date)
             .ok_or_else(|| format!("data[{i}].date {:?} is not a date", row.date))?;
         if date < start || date > end {
             continue;
         }
         let tokens = match &row.total_tokens {
-            TokenCount::Text(text) => crate::decimal::parse_canonical_uint(text),
+            TokenCount::Text(text) => crate::base::decimal::parse_canonical_uint(text),
             TokenCount::Number(n) => Some(u128::from(*n)),
         }
         .ok_or_else(|| format!("data[{i}].total_tokens is not a whole number"))?;
         let day = days.entry(date).or_insert((None, Vec::new()));
         if row.model_permaslug == OTHER {
             day.0 = Some(day.0.unwrap_or(0) + tokens);
-        } else if let Some(why) = crate::validate::model_id_problem(&row.model_permaslug) {
+        } else if let Some(why) = crate::input::validate::model_id_problem(&row.model_permaslug) {
             // Counted in the market total as the long tail is; `other` stays known because
             // the row's tokens are known.
             day.0 = Some(day.0.unwrap_or(0) + tokens);
@@ -206,7 +206,7 @@ pub(super) fn read_catalog(body: &[u8]) -> Result<OpenRouterCatalog, String> {
         };
         let why = if id.starts_with('~') || alias_target.is_some() {
             Some("alias")
-        } else if !crate::validate::is_model_id(&id) {
+        } else if !crate::input::validate::is_model_id(&id) {
             Some("id_rule")
         } else {
             None
@@ -559,7 +559,7 @@ fn decimal_read(value: Option<&serde_json::Value>, max: Option<Decimal>) -> Read
 /// (`1e-7`). More fractional digits than `Decimal` holds are rounded (half to even, past the
 /// 12 kept anyway); a value too large for it is out of range.
 fn parse_decimal(text: &str) -> Result<Decimal, Unreadable> {
-    if !crate::decimal::is_json_number(text) {
+    if !crate::base::decimal::is_json_number(text) {
         return Err(Unreadable::WrongType);
     }
     let parsed = if text.contains(['e', 'E']) {
@@ -593,7 +593,7 @@ mod tests {
     use super::*;
 
     fn date(text: &str) -> Date {
-        crate::validate::parse_date(text).expect("date")
+        crate::input::validate::parse_date(text).expect("date")
     }
 
     fn row(date: &str, slug: &str, tokens: &str) -> RankingRow {

@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
-use crate::export::{Availability, Fact, FACTS};
+use crate::base::error::{Error, Result};
+use crate::input::export::{Availability, Fact, FACTS};
 
 pub use super::changes::ChangedFact;
 use super::http::Client;
@@ -329,11 +329,11 @@ impl RunReport {
             .iter()
             .map(|r| FoldedRowSection {
                 row: format!("data[{}]", r.index),
-                date: crate::validate::format_date(r.date),
+                date: crate::input::validate::format_date(r.date),
                 permaslug: r
                     .permaslug
                     .chars()
-                    .take(crate::validate::MAX_ID_LEN)
+                    .take(crate::input::validate::MAX_ID_LEN)
                     .collect(),
                 permaslug_chars: r.permaslug.chars().count() as u64,
                 total_tokens: r.tokens.to_string(),
@@ -649,7 +649,7 @@ impl RunReport {
                     r.row,
                     r.date,
                     cell(&r.permaslug),
-                    if r.permaslug_chars > crate::validate::MAX_ID_LEN as u64 {
+                    if r.permaslug_chars > crate::input::validate::MAX_ID_LEN as u64 {
                         format!("… ({} characters)", r.permaslug_chars)
                     } else {
                         String::new()
@@ -811,14 +811,14 @@ mod tests {
         report.record_folded_rows(&[
             FoldedRow {
                 index: 7,
-                date: crate::validate::parse_date("2026-11-20").expect("date"),
+                date: crate::input::validate::parse_date("2026-11-20").expect("date"),
                 permaslug: "a/`b` c".to_string(),
                 tokens: 12,
                 why: "a character outside A-Z a-z 0-9 . _ : / -",
             },
             FoldedRow {
                 index: 9,
-                date: crate::validate::parse_date("2026-11-20").expect("date"),
+                date: crate::input::validate::parse_date("2026-11-20").expect("date"),
                 permaslug: long,
                 tokens: 1,
                 why: "longer than 200 characters",
@@ -856,7 +856,7 @@ mod tests {
         assert!(!md.contains("Facts changed"), "{md}");
         report.changed_facts.push(ChangedFact {
             model_id: "meta-llama/llama-4-scout".to_string(),
-            fact: crate::export::FactName::AttentionBytesPerToken,
+            fact: crate::input::export::FactName::AttentionBytesPerToken,
             repository: "meta-llama/Llama-4-Scout-17B-16E-Instruct".to_string(),
             commit: "0123456789abcdef0123456789abcdef01234567".to_string(),
             old_value: Some("196608".to_string()),

@@ -16,7 +16,7 @@ pub struct CollectedRoute {
     /// Demand model ID.
     pub model_id: String,
     /// Route type from the ID's suffix.
-    pub route_type: crate::supply::RouteType,
+    pub route_type: crate::input::supply::RouteType,
     /// Endpoints in source order (none when the route failed).
     pub endpoints: Vec<SupplyEndpoint>,
     /// Why the route's endpoints could not be collected this run; the route is then written

@@ -9,12 +9,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
-use crate::error::{Error, Result};
-use crate::export::{Fact, EXPORT_SCHEMA_VERSION, FACTS};
-use crate::site::sha256_hex;
-use crate::sources::DEMAND_SOURCE;
-use crate::supply::SUPPLY_SCHEMA_VERSION;
-use crate::validate::{format_date, Timestamp};
+use crate::base::digest::sha256_hex;
+use crate::base::error::{Error, Result};
+use crate::input::export::{Fact, EXPORT_SCHEMA_VERSION, FACTS};
+use crate::input::sources::DEMAND_SOURCE;
+use crate::input::supply::SUPPLY_SCHEMA_VERSION;
+use crate::input::validate::{format_date, Timestamp};
 
 use super::openrouter::{DemandDay, SupplyEndpoint};
 use super::CollectError;
@@ -179,8 +179,9 @@ pub(super) fn supply_json(parts: &SupplyParts<'_>) -> Value {
 /// Reads a previous supply feed through the gate and returns its collections as JSON values.
 pub(super) fn read_previous_supply(path: &Path) -> Result<Vec<Value>> {
     let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
-    let raw = crate::json::parse(&bytes, path)?;
-    crate::supply::validate(&raw).map_err(|p| Error::Refused(vec![(path.to_path_buf(), p)]))?;
+    let raw = crate::input::json::parse(&bytes, path)?;
+    crate::input::supply::validate(&raw)
+        .map_err(|p| Error::Refused(vec![(path.to_path_buf(), p)]))?;
     let value: Value =
         serde_json::from_slice(&bytes).map_err(|why| CollectError::PreviousSupply {
             path: path.to_path_buf(),
@@ -250,7 +251,7 @@ pub(super) fn write_pair(
         }
     }
     // The same gate as `check`: the written pair, not the values in memory.
-    if let Err(e) = crate::load(&temps[0], Some(&temps[1])) {
+    if let Err(e) = crate::input::load(&temps[0], Some(&temps[1])) {
         cleanup(&temps);
         return Err(e);
     }

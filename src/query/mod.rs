@@ -10,10 +10,11 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::digest::sha256_hex;
+use crate::base::digest::sha256_hex;
 use crate::records::{ServedModels, SortKeys};
 
 mod encoding;
+pub mod projection;
 mod route;
 
 use encoding::quoted;

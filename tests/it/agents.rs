@@ -11,8 +11,8 @@ use crate::common;
 use std::path::Path;
 
 use common::oracle::{exchange, send};
-use model_demand::catalogue::{DEFAULT_CALL_BUDGET, MAX_RESULT_BYTES, TOOLS_LIST_BUDGET};
-use model_demand::projection::received_bytes;
+use model_demand::answers::catalogue::{DEFAULT_CALL_BUDGET, MAX_RESULT_BYTES, TOOLS_LIST_BUDGET};
+use model_demand::query::projection::received_bytes;
 use serde_json::{json, Value};
 
 /// The `result` of one JSON-RPC request to `/mcp`, and its bytes as sent (rmcp writes compact
@@ -85,7 +85,12 @@ fn default_calls_stay_within_budget_on_the_small_site_and_the_sample() {
     assert_eq!(catalog.records.len(), 56);
     // The edge layout: the preview server answers it with the full layout's bytes
     // (edge_vectors), from 142 files instead of 68,000.
-    common::build_into(&inputs, &catalog, &sample, model_demand::edge::Layout::Edge);
+    common::build_into(
+        &inputs,
+        &catalog,
+        &sample,
+        model_demand::site::edge::Layout::Edge,
+    );
     let preview = common::serve_on_loopback(&sample);
     let first: Value =
         serde_json::from_slice(&exchange(&preview, "GET", "/api/v1/models?limit=1").body)
@@ -190,7 +195,7 @@ fn cut_records_keep_the_api_bytes() {
     }
     assert_eq!(
         cut["fields"],
-        json!(model_demand::catalogue::DEFAULT_RECORD_FIELDS)
+        json!(model_demand::answers::catalogue::DEFAULT_RECORD_FIELDS)
     );
     let records = whole["models"].as_array().expect("models");
     assert_eq!(cut["models"].as_array().map(Vec::len), Some(records.len()));
@@ -308,7 +313,7 @@ fn the_edge_module_cuts_and_refuses_like_the_rust_server_under_node() {
 
 /// Writes the vectors beside the site and runs the node test on them.
 fn write_and_run(dir: &Path, vectors: &[Value]) {
-    let file = json!({"about_file": model_demand::netlify::ABOUT_FILE, "vectors": vectors});
+    let file = json!({"about_file": model_demand::site::netlify::ABOUT_FILE, "vectors": vectors});
     std::fs::write(dir.join("tool_vectors.json"), file.to_string()).expect("write vectors");
     let out = common::tools::command("node")
         .arg("--test")

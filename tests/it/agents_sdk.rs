@@ -13,7 +13,7 @@ use std::process::Command;
 
 use common::mcp_client::Mode;
 use common::oracle::exchange;
-use model_demand::catalogue::{DEFAULT_CALL_BUDGET, MAX_RESULT_BYTES, TOOLS_LIST_BUDGET};
+use model_demand::answers::catalogue::{DEFAULT_CALL_BUDGET, MAX_RESULT_BYTES, TOOLS_LIST_BUDGET};
 use serde_json::{json, Value};
 
 /// Runs the agent against `mode`; what it saw.

@@ -7,10 +7,10 @@ use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use model_demand::bundled::Source;
 use model_demand::commands::stale_preview;
-use model_demand::edge::Layout;
-use model_demand::manifest::Manifest;
+use model_demand::input::bundled::Source;
+use model_demand::site::edge::Layout;
+use model_demand::site::manifest::Manifest;
 use model_demand::site::{self, sha256_hex, BuildOptions, SiteData};
 use model_demand::verify::{verify_with, VerifyOptions};
 use model_demand::SAMPLE_EXPORT;
@@ -34,10 +34,10 @@ fn code_of(rel: &str) -> String {
 
 #[test]
 fn the_crate_error_names_no_module_above_it() {
-    let code = code_of("error.rs");
+    let code = code_of("base/error.rs");
     assert!(
         !code.contains("crate::") && !code.contains("super::"),
-        "src/error.rs is the bottom of the crate and imports nothing of it"
+        "src/base/error.rs is the bottom of the crate and imports nothing of it"
     );
 }
 
@@ -53,11 +53,11 @@ fn the_run_report_s_unknown_sections_sit_below_the_report() {
 #[test]
 fn the_preview_and_the_ownership_rules_do_not_read_the_collector() {
     for rel in [
-        "ownership.rs",
-        "preview.rs",
-        "site.rs",
-        "manifest.rs",
-        "serve/mod.rs",
+        "site/ownership.rs",
+        "preview/while_building.rs",
+        "site/mod.rs",
+        "site/manifest.rs",
+        "preview/mod.rs",
     ] {
         let code = code_of(rel);
         assert!(
@@ -69,10 +69,11 @@ fn the_preview_and_the_ownership_rules_do_not_read_the_collector() {
 
 #[test]
 fn a_collector_error_keeps_its_message_as_the_crate_error() {
-    let err: model_demand::error::Error = model_demand::collect::CollectError::ReportVersion {
-        path: "r.json".into(),
-    }
-    .into();
+    let err: model_demand::base::error::Error =
+        model_demand::collect::CollectError::ReportVersion {
+            path: "r.json".into(),
+        }
+        .into();
     assert_eq!(
         err.to_string(),
         "r.json is not a model-demand.collect-report.v1 report"
@@ -266,7 +267,7 @@ fn verify_says_when_a_site_was_not_built_from_the_inputs_given() {
         ..options
     };
     match verify_with(&out, &options) {
-        Err(model_demand::error::Error::Verify(differences)) => {
+        Err(model_demand::base::error::Error::Verify(differences)) => {
             assert_eq!(differences.len(), 1, "{differences:?}");
             let expected = format!("inputs: the site was not built from {}", other.display());
             assert!(differences[0].starts_with(&expected), "{differences:?}");
@@ -281,10 +282,10 @@ fn a_port_in_use_names_bind() {
     let addr = taken.local_addr().expect("its address");
     let dir = common::tempdir().expect("temp dir");
     common::build_small_as(&dir.path().join("out"), Layout::Edge);
-    let started = model_demand::serve::start(
+    let started = model_demand::preview::start(
         &dir.path().join("out"),
         addr,
-        model_demand::serve::ServeOptions::default(),
+        model_demand::preview::ServeOptions::default(),
     );
     let Err(err) = started else {
         panic!("served on {addr}, which is taken");
@@ -336,7 +337,7 @@ fn the_preview_names_the_local_mcp_in_its_docs_and_llms_txt() {
     let bind: std::net::SocketAddr = "127.0.0.1:8080".parse().expect("addr");
     let base = model_demand::preview::local_base_url(bind);
     assert_eq!(base, "http://localhost:8080");
-    let options = model_demand::serve::ServeOptions::default();
+    let options = model_demand::preview::ServeOptions::default();
     // Served on a free port; the site is built for the address asked (8080).
     let (running, _) = model_demand::preview::serve_while_building_for(
         &data,

@@ -9,10 +9,11 @@ use crate::common;
 
 use std::collections::BTreeMap;
 
-use model_demand::charts::{DayState, ShareChart, TrendChart, CHART_PATHS, LEADING, MOVES};
-use model_demand::docs::{human_points, human_share};
-use model_demand::edge::Layout;
-use model_demand::serve::Site;
+use model_demand::answers::addresses::CHART_PATHS;
+use model_demand::answers::charts::{DayState, ShareChart, TrendChart, LEADING, MOVES};
+use model_demand::answers::human::{human_points, human_share};
+use model_demand::preview::Site;
+use model_demand::site::edge::Layout;
 use model_demand::site::sha256_hex;
 use rust_decimal::Decimal;
 use serde_json::Value;
@@ -112,13 +113,13 @@ fn verify_names_a_chart_that_is_not_the_feeds_chart() {
         .expect("UTF-8")
         .replacen("#0b6bcb", "#0b6bcc", 1);
     std::fs::write(root.join(key), &text).expect("write");
-    let manifest_path = root.join(model_demand::manifest::MANIFEST);
+    let manifest_path = root.join(model_demand::site::manifest::MANIFEST);
     let manifest = std::fs::read_to_string(&manifest_path)
         .expect("manifest")
         .replace(&sha256_hex(&old), &sha256_hex(text.as_bytes()));
     std::fs::write(&manifest_path, manifest).expect("write");
     match model_demand::verify::verify(&root) {
-        Err(model_demand::error::Error::Verify(found)) => assert_eq!(
+        Err(model_demand::base::error::Error::Verify(found)) => assert_eq!(
             found,
             [format!(
                 "{key}: differs from the chart drawn again from the site's own feeds"
@@ -144,7 +145,7 @@ fn the_edge_example_draws_gaps_never_zero() {
     assert_eq!(chart.series.len(), LEADING);
 
     // Every point drawn is daily.csv's share of that (date, model); every other is a gap.
-    let files = model_demand::tables::files(&inputs, &catalog);
+    let files = model_demand::answers::tables::files(&inputs, &catalog);
     let daily: BTreeMap<(String, String), String> = table(&files, "daily.csv")
         .into_iter()
         .map(|r| {
@@ -201,7 +202,8 @@ fn the_edge_example_draws_gaps_never_zero() {
 
     // The page says why a 30-day total is unknown, in words, never a zero: every row is the
     // oracle's record, an unknown value "unknown" with its reason.
-    let page = model_demand::docs::page(Some((&inputs.export, &catalog)), "https://x.test");
+    let page =
+        model_demand::answers::page::page(Some((&inputs.export, &catalog)), "https://x.test");
     let oracle = common::oracle::Inputs::fixture("tests/fixtures/edge", EDGE_NOW);
     let body = oracle
         .bodies(&["sort=latest_rank&order=asc&limit=100".to_string()])
@@ -310,13 +312,14 @@ fn the_figures_printed_for_the_leading_models_equal_the_apis() {
     ] {
         let inputs = common::load_fixture(dir);
         let catalog = inputs.served_models(model_demand::parse_now(now).expect("now"));
-        let page = model_demand::docs::page(Some((&inputs.export, &catalog)), "https://x.test");
+        let page =
+            model_demand::answers::page::page(Some((&inputs.export, &catalog)), "https://x.test");
         let oracle = common::oracle::Inputs::fixture(dir, now);
         let body = oracle
             .bodies(&["sort=latest_rank&order=asc&limit=100".to_string()])
             .remove(0);
         let records = body["models"].as_array().expect("models");
-        let files = model_demand::tables::files(&inputs, &catalog);
+        let files = model_demand::answers::tables::files(&inputs, &catalog);
         assert_leading_figures(&page, records, &table(&files, "daily.csv"));
         // Facts only for the models that have any; the rest in one line.
         let blocks = page.matches("<details data-model=").count();

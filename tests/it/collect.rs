@@ -15,7 +15,7 @@ fn read_json(path: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).expect("written")).expect("JSON")
 }
 
-fn run(standin: &StandIn, out: &Path) -> model_demand::error::Result<CollectReport> {
+fn run(standin: &StandIn, out: &Path) -> model_demand::base::error::Result<CollectReport> {
     collect::collect(&sources::options(standin, out))
 }
 

@@ -663,7 +663,7 @@ fn an_upper_case_permaslug_is_served_as_written_and_unpublishable_rows_go_into_o
     let inputs = model_demand::load(&out.join("export.json"), Some(&out.join("supply.json")))
         .expect("accepted");
     let catalog = inputs.served_models(model_demand::parse_now(sources::NOW).expect("now"));
-    let api = model_demand::render::Api::new(&catalog);
+    let api = model_demand::answers::render::Api::new(&catalog);
     let found = api.answer(&format!(
         "model_id={}",
         model_demand::query::percent_encode(upper)

@@ -7,9 +7,9 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
-use model_demand::contract;
+use model_demand::answers::contract;
+use model_demand::answers::render::Api;
 use model_demand::query::percent_encode;
-use model_demand::render::Api;
 use serde_json::Value;
 
 /// Paths of a JSON value in field-table form (`models[].facts.x.value`).
@@ -118,7 +118,7 @@ fn about_follows_spec_2_7() {
     );
     let version = about["documentation_version"].as_str().expect("string");
     assert!(
-        model_demand::validate::parse_date(version).is_some(),
+        model_demand::input::validate::parse_date(version).is_some(),
         "{version}"
     );
     let states: Vec<&str> = about["availability_states"]
@@ -345,7 +345,7 @@ fn every_supply_reason_is_documented_in_the_contract_the_openapi_document_and_th
         .pointer("/components/schemas/ModelResponse")
         .map(|s| s.to_string())
         .unwrap_or_default();
-    let docs = model_demand::docs::page(None, model_demand::site::DEFAULT_BASE_URL);
+    let docs = model_demand::answers::page::page(None, model_demand::site::DEFAULT_BASE_URL);
     for reason in [
         "supply_not_collected",
         "latest_collection_failed",

@@ -68,7 +68,7 @@ fn the_table_shows_the_records_exactly() {
 
 #[test]
 fn the_no_data_page_says_so() {
-    let html = model_demand::docs::page(None, model_demand::site::DEFAULT_BASE_URL);
+    let html = model_demand::answers::page::page(None, model_demand::site::DEFAULT_BASE_URL);
     assert!(html.contains("No accepted data") && html.contains("503 data_unavailable"));
     assert!(!html.contains("{{"));
 }

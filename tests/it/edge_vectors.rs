@@ -18,10 +18,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
+use model_demand::answers::render::ErrorCode;
+use model_demand::preview::{Answer, Body, Site};
 use model_demand::query::{list_file, model_file, percent_encode, ListQuery, Order, SortKey};
 use model_demand::query::{LIMIT_DEFAULT, OFFSET_MAX};
-use model_demand::render::ErrorCode;
-use model_demand::serve::{Answer, Body, Site};
 use model_demand::site::{self, BuildOptions, SiteData};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -561,7 +561,10 @@ fn build_fixture(root: &Path) -> Vec<Vector> {
     let data_dir = root.join("site");
     common::build_small(&data_dir);
     // The same data in the `edge` layout (DESIGN §8.1): what Netlify publishes.
-    common::build_small_as(&root.join("site-edge"), model_demand::edge::Layout::Edge);
+    common::build_small_as(
+        &root.join("site-edge"),
+        model_demand::site::edge::Layout::Edge,
+    );
     let unavailable_dir = root.join("site-unavailable");
     site::build(&SiteData::Unavailable, &BuildOptions::new(&unavailable_dir))
         .expect("no-data site builds");
@@ -757,7 +760,12 @@ fn every_list_answer_of_the_sample_assembles_to_the_full_layouts_bytes() {
     let (inputs, catalog) = common::sample();
     let dir = common::tempdir().expect("temp dir");
     let edge = dir.path().join("edge");
-    common::build_into(&inputs, &catalog, &edge, model_demand::edge::Layout::Edge);
+    common::build_into(
+        &inputs,
+        &catalog,
+        &edge,
+        model_demand::site::edge::Layout::Edge,
+    );
     let out = common::tools::command("node")
         .arg(common::crate_path("tests/edge/assemble_all.mjs"))
         .arg(&edge)
@@ -767,7 +775,7 @@ fn every_list_answer_of_the_sample_assembles_to_the_full_layouts_bytes() {
     let stdout = String::from_utf8(out.stdout).expect("UTF-8");
 
     // What the full layout writes for each page: `Rendered::list_page` is its writer.
-    let rendered = model_demand::render::Rendered::new(&catalog);
+    let rendered = model_demand::answers::render::Rendered::new(&catalog);
     let n = rendered.total() as u64;
     assert_eq!(n, 56, "the bundled sample serves 56 models");
     let mut checked = 0;
@@ -789,7 +797,7 @@ fn every_list_answer_of_the_sample_assembles_to_the_full_layouts_bytes() {
         } else {
             let at_n = ListQuery { offset: n, ..query };
             rendered.list_page(&at_n, &mut page);
-            page = model_demand::render::past_end_page(&page, &query, n as usize)
+            page = model_demand::answers::render::past_end_page(&page, &query, n as usize)
                 .expect("past-end page");
         }
         assert_eq!(status, "200", "{line}");

@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use model_demand::render::Api;
+use model_demand::answers::render::Api;
 use serde_json::Value;
 
 fn small_api(now: &str) -> Api {

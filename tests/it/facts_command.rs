@@ -10,7 +10,7 @@ use std::process::{Command, Output};
 
 use common::hf::{self, FixtureRepo};
 use common::standin::{Reply, StandIn};
-use model_demand::export::FACTS;
+use model_demand::input::export::FACTS;
 use serde_json::Value;
 
 /// `model-demand facts ARGS` against `standin`, without a token unless `token` is given.

@@ -8,8 +8,8 @@ use crate::common;
 
 use std::path::Path;
 
-use model_demand::error::{Error, Problem};
-use model_demand::json;
+use model_demand::base::error::{Error, Problem};
+use model_demand::input::json;
 use serde_json::{json, Value};
 
 fn base(which: &str) -> Value {
@@ -20,8 +20,8 @@ fn base(which: &str) -> Value {
 fn problems_of(which: &str, text: &str) -> Vec<Problem> {
     let raw = json::parse(text.as_bytes(), Path::new("fixture.json")).expect("JSON");
     let result = match which {
-        "export" => model_demand::export::validate(&raw).map(|_| ()),
-        _ => model_demand::supply::validate(&raw).map(|_| ()),
+        "export" => model_demand::input::export::validate(&raw).map(|_| ()),
+        _ => model_demand::input::supply::validate(&raw).map(|_| ()),
     };
     result.err().unwrap_or_default()
 }

@@ -77,7 +77,7 @@ fn check_guide(preview: &str) {
 
 #[test]
 fn the_agent_docs_give_the_entries_the_program_writes() {
-    use model_demand::catalogue::{client_config, Connection};
+    use model_demand::answers::catalogue::{client_config, Connection};
     let base = model_demand::site::DEFAULT_BASE_URL;
     let agents = std::fs::read_to_string(common::crate_path("docs/agents.md")).expect("agents.md");
     let by_url = client_config(base, Connection::Url);

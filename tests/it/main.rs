@@ -22,6 +22,7 @@ mod expected;
 mod facts_command;
 mod gate_rules;
 mod hf_fixtures;
+mod house;
 mod llms;
 mod mcp;
 mod mcp_alike;

@@ -45,7 +45,7 @@ fn assert_schemas(seen: &Value) {
             .find(|t| t["name"] == name)
             .unwrap_or_else(|| panic!("no tool {name}"))
     };
-    let names: Vec<&str> = model_demand::catalogue::TOOLS
+    let names: Vec<&str> = model_demand::answers::catalogue::TOOLS
         .iter()
         .map(|t| t.name)
         .collect();

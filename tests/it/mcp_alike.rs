@@ -16,8 +16,8 @@ use std::process::{Child, Stdio};
 use std::time::Instant;
 
 use common::oracle::send;
-use model_demand::catalogue::MAX_RESULT_BYTES;
-use model_demand::edge::Layout;
+use model_demand::answers::catalogue::MAX_RESULT_BYTES;
+use model_demand::site::edge::Layout;
 use serde_json::{json, Value};
 
 /// How many messages are generated besides the fixed cases.
@@ -609,7 +609,7 @@ fn every_message_is_answered_alike_on_stdio_mcp_and_the_edge() {
     let project = dir.path().join("project");
     common::netlify::lay_out_edge_functions(&project);
     let file = json!({
-        "about_file": model_demand::netlify::ABOUT_FILE,
+        "about_file": model_demand::site::netlify::ABOUT_FILE,
         "sites": sites.iter().map(|(name, site)| (name.to_string(), json!(site))).collect::<serde_json::Map<_, _>>(),
         "messages": messages.iter().map(|m| m.text.clone()).collect::<Vec<_>>(),
     });

@@ -98,7 +98,7 @@ fn the_mcp_inspector_lists_the_tools_and_calls_one_over_http() {
     common::mcp_client::inspector_lists_and_calls(dir.path(), &server, &out);
 }
 
-/// The preview server keeps a tool's result after its first call (`src/serve/results.rs`): the
+/// The preview server keeps a tool's result after its first call (`src/preview/results.rs`): the
 /// same call again, under any id, is answered exactly as the handler answers it, as stdio does.
 #[test]
 fn a_tool_called_again_is_answered_as_the_first_time_whatever_its_id() {

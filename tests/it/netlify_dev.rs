@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use model_demand::preview::{self, ServeOptions, Site};
 use model_demand::query::{percent_encode, OFFSET_MAX};
-use model_demand::serve::{self, ServeOptions, Site};
 use serde_json::json;
 
 /// One HTTP exchange as seen on the wire.
@@ -459,7 +459,7 @@ fn netlify_dev_answers_like_the_preview_server() {
     // Netlify publishes the `edge` layout (DESIGN §8.1); the preview server answers from the
     // `full` layout: every answer must be the same.
     let root = dir.path().join("out");
-    common::build_small_as(&root, model_demand::edge::Layout::Edge);
+    common::build_small_as(&root, model_demand::site::edge::Layout::Edge);
     let full = dir.path().join("full");
     common::build_small(&full);
     let site = Site::open(&full).expect("site opens");
@@ -470,7 +470,7 @@ fn netlify_dev_answers_like_the_preview_server() {
         io_timeout: Duration::from_secs(10),
     };
     let running =
-        serve::start(&full, "127.0.0.1:0".parse().expect("addr"), options).expect("preview");
+        preview::start(&full, "127.0.0.1:0".parse().expect("addr"), options).expect("preview");
     let preview = running.addr;
     std::thread::spawn(move || running.wait());
     let dev = start_netlify_dev(dir.path());
@@ -568,7 +568,7 @@ fn netlify_dev_answers_like_the_preview_server() {
 
     // The flat tables under Netlify's engine: CSV by their own `_headers` rules (compared
     // byte for byte above), with the feeds' CORS.
-    for path in model_demand::tables::CSV_PATHS {
+    for path in model_demand::answers::tables::CSV_PATHS {
         let reply = exchange(dev.addr, "GET", path, &[]);
         assert_eq!(reply.status, 200, "{path}");
         assert_eq!(
@@ -581,7 +581,7 @@ fn netlify_dev_answers_like_the_preview_server() {
     }
 
     // The charts under Netlify's engine: SVG by their own `_headers` rules.
-    for path in model_demand::charts::CHART_PATHS {
+    for path in model_demand::answers::addresses::CHART_PATHS {
         let reply = exchange(dev.addr, "GET", path, &[]);
         assert_eq!(reply.status, 200, "{path}");
         assert!(

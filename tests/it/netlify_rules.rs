@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::OnceLock;
 
-use model_demand::netlify::error_file;
+use model_demand::answers::render::{Api, ErrorCode};
 use model_demand::query::percent_encode;
-use model_demand::render::{Api, ErrorCode};
+use model_demand::site::netlify::error_file;
 use serde::Deserialize;
 
 /// What the engine answered for one request.
@@ -197,7 +197,7 @@ fn ids_that_differ_only_in_case_reach_their_own_files() {
     let rules = std::fs::read_to_string(root.join("_redirects")).expect("rules");
     let (_, catalog) = common::small_in_two_cases();
     let api = Api::new(&catalog);
-    let site = model_demand::serve::Site::open(&root).expect("opens");
+    let site = model_demand::preview::Site::open(&root).expect("opens");
     // Two models served, not one under two names.
     let served: Vec<&str> = catalog
         .records

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use common::oracle::Inputs;
-use model_demand::contract;
+use model_demand::answers::contract;
 use model_demand::query;
 use model_demand::site::DEFAULT_BASE_URL;
 use serde_json::Value;

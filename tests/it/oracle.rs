@@ -8,8 +8,8 @@
 use crate::common;
 
 use common::oracle::{exchange, Inputs, ORDERS, SORTS};
+use model_demand::answers::render::Api;
 use model_demand::query::percent_encode;
-use model_demand::render::Api;
 use model_demand::site::{self, sha256_hex, BuildOptions, SiteData};
 use serde_json::Value;
 

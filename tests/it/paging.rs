@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use common::oracle::{Inputs, ORDERS, SORTS};
+use model_demand::answers::render::Api;
 use model_demand::records::ServedModels;
-use model_demand::render::Api;
 use proptest::prelude::*;
 use serde_json::Value;
 

@@ -9,9 +9,9 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use model_demand::answers::render::Api;
+use model_demand::preview::{self, Body, ServeOptions, Site};
 use model_demand::query::{percent_encode, OFFSET_MAX};
-use model_demand::render::Api;
-use model_demand::serve::{self, Body, ServeOptions, Site};
 use model_demand::site::{self, BuildOptions, SiteData};
 use proptest::prelude::*;
 
@@ -33,7 +33,7 @@ fn fixture() -> &'static Fixture {
             workers: 4,
             io_timeout: Duration::from_secs(2),
         };
-        let running = serve::start(&root, "127.0.0.1:0".parse().expect("addr"), options)
+        let running = preview::start(&root, "127.0.0.1:0".parse().expect("addr"), options)
             .expect("server starts");
         let addr = running.addr;
         std::thread::spawn(move || running.wait());
@@ -445,7 +445,7 @@ fn stalled_clients_do_not_block_others_and_are_dropped() {
         io_timeout: Duration::from_secs(5),
     };
     let running =
-        serve::start(&f.root, "127.0.0.1:0".parse().expect("addr"), options).expect("starts");
+        preview::start(&f.root, "127.0.0.1:0".parse().expect("addr"), options).expect("starts");
     let addr = running.addr;
     std::thread::spawn(move || running.wait());
     // More silent connections than worker threads.
@@ -531,7 +531,7 @@ fn an_idle_server_keeps_accepting_past_its_timeout() {
 #[test]
 fn moved_addresses_answer_301_from_the_alias_table() {
     let f = fixture();
-    for (from, to) in model_demand::netlify::ALIASES {
+    for (from, to) in model_demand::site::netlify::ALIASES {
         let answer = f.site.resolve("GET", from, None);
         assert_eq!(answer.status, 301, "{from}");
         assert!(
@@ -604,7 +604,7 @@ fn status_etag_body(addr: SocketAddr, target: &str) -> (Option<u16>, Option<Stri
 
 #[test]
 fn a_directory_without_a_site_is_answered_at_once_from_the_compact_layout_then_from_its_site() {
-    use model_demand::manifest::Manifest;
+    use model_demand::site::manifest::Manifest;
     let (inputs, catalog) = common::small();
     let data = SiteData::Data {
         inputs: &inputs,

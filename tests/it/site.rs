@@ -7,10 +7,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use model_demand::manifest::{Manifest, MANIFEST};
-use model_demand::netlify::error_file;
+use model_demand::answers::render::{Api, ErrorCode};
 use model_demand::query::{self, all_list_queries, list_file, model_file, percent_encode};
-use model_demand::render::{Api, ErrorCode};
+use model_demand::site::manifest::{Manifest, MANIFEST};
+use model_demand::site::netlify::error_file;
 use model_demand::site::{self, sha256_hex, BuildOptions, RoutingTable, SiteData, ROUTES};
 use walkdir::WalkDir;
 
@@ -85,8 +85,8 @@ fn every_list_and_exact_file_equals_the_query_answer() {
     let fixed = [
         "api/v1/about.json",
         "api/openapi.json",
-        model_demand::llms::LLMS_FILE,
-        model_demand::catalogue::CATALOGUE_FILE,
+        model_demand::answers::llms::LLMS_FILE,
+        model_demand::answers::catalogue::CATALOGUE_FILE,
         "api/export.json",
         "api/supply.json",
         "api/tables/datapackage.json",
@@ -105,7 +105,7 @@ fn every_list_and_exact_file_equals_the_query_answer() {
     let docs = files.keys().filter(|p| p.starts_with("docs/")).count();
     // One demand history per served model (get_demand_history), named as the model files are.
     for record in &catalog.records {
-        let path = model_demand::history::history_file(&record.model_id);
+        let path = model_demand::answers::history::history_file(&record.model_id);
         assert!(files.contains_key(&path), "{path} missing");
     }
     assert_eq!(
@@ -218,7 +218,7 @@ fn the_no_data_site_serves_the_contract_and_503_elsewhere() {
     let files = tree(&out);
     assert!(files.contains_key("api/v1/about.json"));
     assert!(files.contains_key("api/openapi.json"));
-    assert!(files.contains_key(model_demand::llms::LLMS_FILE));
+    assert!(files.contains_key(model_demand::answers::llms::LLMS_FILE));
     assert!(!files.contains_key("api/export.json") && !files.contains_key("api/supply.json"));
     assert!(!files.keys().any(|p| p.starts_with("_api/models/")));
     let body: serde_json::Value =
@@ -432,22 +432,29 @@ fn first_screen(page: &str) -> &str {
 
 #[test]
 fn a_site_built_from_the_sample_says_so_and_one_from_real_inputs_does_not() {
-    use model_demand::sample::{NOTICE, SAMPLE_COMMIT};
+    use model_demand::input::sample::{NOTICE, SAMPLE_COMMIT};
     let dir = common::tempdir().expect("temp dir");
     // The sample in the edge layout (the same notices, a few files instead of 68,000).
     let (inputs, catalog) = common::sample();
     assert!(catalog.sample);
     let sample = dir.path().join("sample");
-    common::build_into(&inputs, &catalog, &sample, model_demand::edge::Layout::Edge);
+    common::build_into(
+        &inputs,
+        &catalog,
+        &sample,
+        model_demand::site::edge::Layout::Edge,
+    );
     let small = dir.path().join("small");
     common::build_small(&small);
     let read = |site: &Path, file: &str| {
         std::fs::read_to_string(site.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"))
     };
     let instructions = |site: &Path| {
-        let catalogue: serde_json::Value =
-            serde_json::from_str(&read(site, model_demand::catalogue::CATALOGUE_FILE))
-                .expect("JSON");
+        let catalogue: serde_json::Value = serde_json::from_str(&read(
+            site,
+            model_demand::answers::catalogue::CATALOGUE_FILE,
+        ))
+        .expect("JSON");
         catalogue["instructions"]
             .as_str()
             .expect("instructions")
@@ -455,13 +462,13 @@ fn a_site_built_from_the_sample_says_so_and_one_from_real_inputs_does_not() {
     };
     let escaped = NOTICE.replace('\'', "&#39;");
 
-    let page = read(&sample, site::DOCS_PAGE);
+    let page = read(&sample, model_demand::answers::addresses::DOCS_PAGE);
     assert!(
         first_screen(&page).contains(&escaped),
         "{}",
         first_screen(&page)
     );
-    let guide = read(&sample, model_demand::llms::LLMS_FILE);
+    let guide = read(&sample, model_demand::answers::llms::LLMS_FILE);
     let opening = guide.split("## ").next().unwrap_or_default();
     assert!(
         opening.contains(&format!("**Sample data.** {NOTICE}")),
@@ -476,17 +483,17 @@ fn a_site_built_from_the_sample_says_so_and_one_from_real_inputs_does_not() {
     );
     assert!(page.contains(about_sample));
     // Every available fact is pinned to the commit of zeros: none passes for evidence.
-    let export = read(&sample, model_demand::netlify::EXPORT_FILE);
+    let export = read(&sample, model_demand::site::netlify::EXPORT_FILE);
     assert_eq!(
         export.matches("\"source_url\": \"https").count(),
         export.matches(SAMPLE_COMMIT).count()
     );
 
     // Real inputs (the small fixture): none of it, anywhere.
-    let small_page = read(&small, site::DOCS_PAGE);
+    let small_page = read(&small, model_demand::answers::addresses::DOCS_PAGE);
     for text in [
         small_page.as_str(),
-        &read(&small, model_demand::llms::LLMS_FILE),
+        &read(&small, model_demand::answers::llms::LLMS_FILE),
         &instructions(&small),
     ] {
         assert!(

@@ -9,9 +9,9 @@ use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use model_demand::edge::Layout;
+use model_demand::preview::Site;
 use model_demand::query::percent_encode;
-use model_demand::serve::Site;
+use model_demand::site::edge::Layout;
 use serde_json::Value;
 
 /// A CSV document read by RFC 4180, independently of the writer: header and records.
@@ -323,12 +323,12 @@ fn daily_and_days_csv_are_the_export_whole_history() {
         assert_eq!(rows[0]["date"], first.min(start.as_str()));
         assert_eq!(rows[rows.len() - 1]["date"], end);
         for pair in rows.windows(2) {
-            let next = model_demand::validate::parse_date(&pair[0]["date"])
+            let next = model_demand::input::validate::parse_date(&pair[0]["date"])
                 .and_then(|d| d.next_day())
                 .expect("a date with a next day");
             assert_eq!(
                 pair[1]["date"],
-                model_demand::validate::format_date(next),
+                model_demand::input::validate::format_date(next),
                 "no date skipped"
             );
         }

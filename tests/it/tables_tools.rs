@@ -12,12 +12,12 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-use model_demand::edge::Layout;
-use model_demand::error::Error;
-use model_demand::manifest::Manifest;
-use model_demand::serve::{Body, Site};
+use model_demand::answers::tables::{CSV_PATHS, DATAPACKAGE_PATH};
+use model_demand::base::error::Error;
+use model_demand::preview::{Body, Site};
+use model_demand::site::edge::Layout;
+use model_demand::site::manifest::Manifest;
 use model_demand::site::{self, sha256_hex, BuildOptions, SiteData};
-use model_demand::tables::{CSV_PATHS, DATAPACKAGE_PATH};
 
 /// Every address of the tables: the package, then the CSV files.
 fn addresses() -> Vec<&'static str> {
@@ -44,12 +44,12 @@ fn both_layouts_carry_serve_and_verify_the_tables() {
     common::build_small_as(&full, Layout::Full);
     common::build_small_as(&edge, Layout::Edge);
     let (inputs, catalog) = common::small();
-    let made: BTreeMap<String, Vec<u8>> = model_demand::tables::files(&inputs, &catalog)
+    let made: BTreeMap<String, Vec<u8>> = model_demand::answers::tables::files(&inputs, &catalog)
         .into_iter()
         .collect();
     assert_eq!(
         made,
-        model_demand::tables::files(&inputs, &catalog)
+        model_demand::answers::tables::files(&inputs, &catalog)
             .into_iter()
             .collect(),
         "deterministic"
@@ -120,7 +120,7 @@ fn both_layouts_carry_serve_and_verify_the_tables() {
     // One cell changed, the size kept, so only the table's own check can see it.
     text = text.replacen(",available,", ",availabl3,", 1);
     std::fs::write(edge.join(key), &text).expect("write");
-    let manifest_path = edge.join(model_demand::manifest::MANIFEST);
+    let manifest_path = edge.join(model_demand::site::manifest::MANIFEST);
     let manifest = std::fs::read_to_string(&manifest_path).expect("manifest");
     let old = sha256_hex(&made[key]);
     let manifest = manifest.replace(&old, &sha256_hex(text.as_bytes()));
@@ -168,7 +168,7 @@ fn a_site_without_data_answers_the_tables_503() {
 
 #[test]
 fn the_openapi_document_names_the_tables_and_the_contract_does_not() {
-    let openapi = model_demand::contract::openapi("https://x.test", None);
+    let openapi = model_demand::answers::contract::openapi("https://x.test", None);
     for path in addresses() {
         let get = &openapi["paths"][path]["get"];
         assert_eq!(get["tags"][0], "tables", "{path}");
@@ -183,7 +183,7 @@ fn the_openapi_document_names_the_tables_and_the_contract_does_not() {
         );
         assert!(get["responses"]["503"].is_object(), "{path}");
     }
-    let about = model_demand::contract::about("https://x.test", None, true).to_string();
+    let about = model_demand::answers::contract::about("https://x.test", None, true).to_string();
     assert!(
         !about.contains("/api/tables"),
         "the contract's members are fixed"
@@ -196,7 +196,7 @@ fn write_tables(
     catalog: &model_demand::records::ServedModels,
     dir: &Path,
 ) {
-    for (path, bytes) in model_demand::tables::files(inputs, catalog) {
+    for (path, bytes) in model_demand::answers::tables::files(inputs, catalog) {
         let file = dir.join(path);
         std::fs::create_dir_all(file.parent().expect("a directory")).expect("mkdir");
         std::fs::write(file, bytes).expect("write");
@@ -232,7 +232,7 @@ fn the_tables_load_in_one_call_typed_and_the_package_validates() {
             "{said}"
         );
         // What the script read is what the Rust reader reads.
-        let files = model_demand::tables::files(inputs, catalog);
+        let files = model_demand::answers::tables::files(inputs, catalog);
         for file in ["models.csv", "daily.csv", "days.csv", "supply.csv"] {
             let rows = table(&files, file).len();
             assert!(

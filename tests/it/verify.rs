@@ -2,7 +2,7 @@
 
 use crate::common;
 
-use model_demand::error::Error;
+use model_demand::base::error::Error;
 use model_demand::site::{self, BuildOptions, SiteData};
 use model_demand::verify::verify;
 
@@ -118,7 +118,7 @@ fn a_stale_build_verifies() {
 fn an_edge_site_verifies_every_list_answer_and_broken_parts_are_named() {
     let tmp = common::tempdir().expect("temp dir");
     let out = tmp.path().join("out");
-    common::build_small_as(&out, model_demand::edge::Layout::Edge);
+    common::build_small_as(&out, model_demand::site::edge::Layout::Edge);
     let report = verify(&out).expect("a fresh edge build verifies");
     let (_, catalog) = common::small();
     let n = catalog.records.len();
@@ -144,7 +144,7 @@ fn an_edge_site_verifies_every_list_answer_and_broken_parts_are_named() {
     std::fs::write(&routes_path, table.to_string()).expect("write");
     let found = differences(&out);
     assert!(found.iter().any(|d| d.starts_with(&file)), "{found:?}");
-    assert!(model_demand::serve::Site::open(&out).is_err());
+    assert!(model_demand::preview::Site::open(&out).is_err());
 
     // A part gone: named.
     std::fs::write(&routes_path, &routes).expect("restore");
@@ -155,7 +155,7 @@ fn an_edge_site_verifies_every_list_answer_and_broken_parts_are_named() {
     // Consistent parts that give another answer than the feeds (two records swapped in the
     // ordering, offsets made to agree): every page that shows them is named by its query.
     let fresh = tmp.path().join("fresh");
-    common::build_small_as(&fresh, model_demand::edge::Layout::Edge);
+    common::build_small_as(&fresh, model_demand::site::edge::Layout::Edge);
     let records = std::fs::read(fresh.join(&file)).expect("part");
     let table: serde_json::Value =
         serde_json::from_slice(&std::fs::read(fresh.join("_api/routes.json")).expect("routes"))

@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use crate::error::{Error, Result};
-use crate::json::{index_path, Problems, Raw};
-use crate::validate::{self, Timestamp};
+use crate::base::error::{Error, Result};
+use crate::input::json::{index_path, Problems, Raw};
+use crate::input::validate::{self, Timestamp};
 
 mod review;
 
@@ -15,7 +15,7 @@ pub(crate) use review::{ConfigDefault, FactsReview};
 /// The policy's schema version.
 pub(crate) const POLICY_SCHEMA_VERSION: &str = "model-demand.policy.v1";
 /// Where the policy lives unless `--policy` says otherwise.
-pub(crate) use crate::bundled::DEFAULT_POLICY;
+pub(crate) use crate::input::bundled::DEFAULT_POLICY;
 /// The most hours an export may call itself fresh (a year); more is surely a typo.
 const MAX_FRESH_FOR_HOURS: u128 = 8784;
 
@@ -79,17 +79,17 @@ impl Policy {
 
 /// Reads and checks a policy file: the one given, which must exist; without one,
 /// `data/policy.json` in the current directory, else the policy embedded in the binary
-/// ([`crate::bundled`]).
+/// ([`crate::input::bundled`]).
 pub(crate) fn load(path: Option<&Path>) -> Result<Policy> {
-    let source = crate::bundled::Source::resolve(path, DEFAULT_POLICY);
+    let source = crate::input::bundled::Source::resolve(path, DEFAULT_POLICY);
     let name = source.name();
     let bytes = source.read()?;
-    let raw = crate::json::parse(&bytes, &name)?;
+    let raw = crate::input::json::parse(&bytes, &name)?;
     validate_policy(&raw).map_err(|problems| Error::Refused(vec![(name, problems)]))
 }
 
 /// Validates a raw policy tree.
-pub(crate) fn validate_policy(raw: &Raw) -> Result<Policy, Vec<crate::error::Problem>> {
+pub(crate) fn validate_policy(raw: &Raw) -> Result<Policy, Vec<crate::base::error::Problem>> {
     let mut problems = Problems::default();
     let members = [
         "policy_schema_version",
@@ -257,7 +257,8 @@ mod tests {
     }
 
     fn check(text: &str) -> Result<Policy, Vec<String>> {
-        let raw = crate::json::parse(text.as_bytes(), Path::new("policy.json")).expect("JSON");
+        let raw =
+            crate::input::json::parse(text.as_bytes(), Path::new("policy.json")).expect("JSON");
         validate_policy(&raw).map_err(|ps| ps.iter().map(|p| p.to_string()).collect())
     }
 

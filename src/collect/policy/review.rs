@@ -6,8 +6,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::json::{index_path, Obj, Problems, Raw};
-use crate::validate;
+use crate::input::json::{index_path, Obj, Problems, Raw};
+use crate::input::validate;
 
 use super::super::formats;
 
@@ -342,7 +342,8 @@ mod tests {
 
     fn problems(members: &str) -> Vec<String> {
         let text = format!("{{{BASE},{members}}}");
-        let raw = crate::json::parse(text.as_bytes(), Path::new("policy.json")).expect("JSON");
+        let raw =
+            crate::input::json::parse(text.as_bytes(), Path::new("policy.json")).expect("JSON");
         match validate_policy(&raw) {
             Ok(_) => Vec::new(),
             Err(ps) => ps.iter().map(|p| p.to_string()).collect(),
@@ -363,7 +364,7 @@ mod tests {
                 "source_url":"{VLLM}","note":"full attention on every layer"}}],
                 "inert_config_keys":["vocab_size","_name_or_path"],"buffer_tensor_names":["position_ids","rotary_emb.inv_freq"]}}"#
         );
-        let raw = crate::json::parse(text.as_bytes(), Path::new("p")).expect("JSON");
+        let raw = crate::input::json::parse(text.as_bytes(), Path::new("p")).expect("JSON");
         let policy = validate_policy(&raw).expect("accepted");
         let layout = &policy.review.cache_layouts["llama"];
         assert!(layout.layout_keys.contains("num_key_value_heads"));

@@ -123,7 +123,7 @@ pub fn cases(ids: &[String]) -> Vec<Case> {
     all.push(case(
         "get_demand_history",
         json!({"model_id": ids[0]}),
-        format!("/{}", model_demand::history::history_file(&ids[0])),
+        format!("/{}", model_demand::answers::history::history_file(&ids[0])),
     ));
     all.push(case(
         "get_demand_history",
@@ -228,7 +228,7 @@ pub fn assert_same_as_preview(seen: &Value, cases: &[Case], preview: &str) {
         .collect();
     // The contract's agent instructions, then what the MCP servers add for their tools.
     let mut expected = lines.join("\n");
-    for line in model_demand::catalogue::MCP_INSTRUCTIONS {
+    for line in model_demand::answers::catalogue::MCP_INSTRUCTIONS {
         expected.push('\n');
         expected.push_str(line);
     }

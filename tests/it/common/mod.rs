@@ -101,11 +101,11 @@ pub fn small() -> (Inputs, ServedModels) {
 
 /// Builds the small fixture's site into `out`.
 pub fn build_small(out: &Path) -> BuildReport {
-    build_small_as(out, model_demand::edge::Layout::Full)
+    build_small_as(out, model_demand::site::edge::Layout::Full)
 }
 
 /// Builds the small fixture's site into `out` in `layout`.
-pub fn build_small_as(out: &Path, layout: model_demand::edge::Layout) -> BuildReport {
+pub fn build_small_as(out: &Path, layout: model_demand::site::edge::Layout) -> BuildReport {
     let (inputs, catalog) = small();
     build_into(&inputs, &catalog, out, layout)
 }
@@ -115,7 +115,7 @@ pub fn build_into(
     inputs: &Inputs,
     catalog: &ServedModels,
     out: &Path,
-    layout: model_demand::edge::Layout,
+    layout: model_demand::site::edge::Layout,
 ) -> BuildReport {
     let data = SiteData::Data { inputs, catalog };
     let options = BuildOptions {
@@ -167,7 +167,12 @@ pub fn small_in_two_cases() -> (Inputs, ServedModels) {
 /// Builds [`small_in_two_cases`] into `out`.
 pub fn build_small_in_two_cases(out: &Path) -> BuildReport {
     let (inputs, catalog) = small_in_two_cases();
-    build_into(&inputs, &catalog, out, model_demand::edge::Layout::Full)
+    build_into(
+        &inputs,
+        &catalog,
+        out,
+        model_demand::site::edge::Layout::Full,
+    )
 }
 
 /// Installs an npm package once into the tests' tool cache ([`tool_cache`], `npm/NAME@VERSION`)
@@ -217,10 +222,10 @@ pub fn npm_package(name: &str, version: &str) -> PathBuf {
 /// Starts the preview server on a free loopback port for the rest of the test, serving `site`;
 /// returns its base URL.
 pub fn serve_on_loopback(site: &Path) -> String {
-    let running = model_demand::serve::start(
+    let running = model_demand::preview::start(
         site,
         "127.0.0.1:0".parse().expect("addr"),
-        model_demand::serve::ServeOptions {
+        model_demand::preview::ServeOptions {
             workers: 2,
             io_timeout: std::time::Duration::from_secs(5),
         },

@@ -261,7 +261,7 @@ pub fn run_with_report(
     dir: &std::path::Path,
     tweak: impl FnOnce(CollectOptions) -> CollectOptions,
 ) -> (
-    model_demand::error::Result<model_demand::collect::CollectReport>,
+    model_demand::base::error::Result<model_demand::collect::CollectReport>,
     model_demand::collect::report::RunReport,
 ) {
     let report = dir.join("report.json");

@@ -1,0 +1,782 @@
+//! Accepted inputs → the published model records: window, ranks, token totals, market totals,
+//! shares, trend, facts with units, supply state and summary, and freshness, exactly as
+//! DESIGN §4 defines them.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+use time::{Date, OffsetDateTime};
+
+use crate::base::decimal::{median, plain, ratio};
+use crate::input::export::{
+    window_start, Availability, Day, Export, FactName, ModelEntry, FACTS, WINDOW_DAYS,
+};
+use crate::input::supply::{CollectionStatus, Endpoint, Supply, SupplyRoute};
+use crate::input::validate::{format_date, Timestamp};
+use crate::input::Inputs;
+
+/// Schema tag of every model response.
+pub const API_SCHEMA_VERSION: &str = "model-demand.agent-api.v1";
+
+/// Reason codes this program publishes (facts' own reasons are passed through from the export).
+pub mod reason {
+    /// The model has no row on the window's last day.
+    pub const OUTSIDE_TOP_50_ON_LATEST_DAY: &str = "outside_top_50_on_latest_day";
+    /// The model has no row on some day of the period.
+    pub const OUTSIDE_TOP_50_ON_SOME_DAYS: &str = "outside_top_50_on_some_days";
+    /// The source did not deliver a day the value needs.
+    pub const SOURCE_DAY_MISSING: &str = "source_day_missing";
+    /// The source's remainder is unknown on a day of the period.
+    pub const MARKET_TOTAL_UNAVAILABLE: &str = "market_total_unavailable";
+    /// The trend needs share_7d, which is unavailable.
+    pub const SHARE_7D_UNAVAILABLE: &str = "share_7d_unavailable";
+    /// The trend needs share_prior_7d, which is unavailable.
+    pub const SHARE_PRIOR_7D_UNAVAILABLE: &str = "share_prior_7d_unavailable";
+    /// The build was given `--now` no later than `fresh_until`.
+    pub const WITHIN_EXPECTED_UPDATE_WINDOW: &str = "within_expected_update_window";
+    /// The build ran after `fresh_until`.
+    pub const PAST_EXPECTED_UPDATE_WINDOW: &str = "past_expected_update_window";
+    /// The export gave no freshness deadline.
+    pub const FRESHNESS_DEADLINE_UNKNOWN: &str = "freshness_deadline_unknown";
+    /// No supply feed, or one without collections.
+    pub const SUPPLY_NOT_COLLECTED: &str = "supply_not_collected";
+    /// The latest supply collection failed.
+    pub const LATEST_COLLECTION_FAILED: &str = "latest_collection_failed";
+    /// The current route's endpoints could not be collected in the latest collection.
+    pub const ROUTE_COLLECTION_FAILED: &str = "route_collection_failed";
+    /// No route of the latest collection serves the model.
+    pub const NO_CURRENT_ROUTE: &str = "no_current_route";
+    /// Several routes serve the model and none has its ID.
+    pub const SEVERAL_CURRENT_ROUTES: &str = "several_current_routes";
+    /// No endpoint of the route reports the value.
+    pub const NO_ENDPOINT_REPORTED: &str = "no_endpoint_reported";
+}
+
+/// A value with its unit, availability state and reason (spec 2.3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Valued<T> {
+    /// The value; null means unknown, never zero.
+    pub value: Option<T>,
+    /// The fixed unit of the field.
+    pub unit: &'static str,
+    /// Availability state.
+    pub state: &'static str,
+    /// Why the value is unavailable.
+    pub reason: Option<String>,
+}
+
+impl<T> Valued<T> {
+    fn available(value: T, unit: &'static str) -> Valued<T> {
+        Valued {
+            value: Some(value),
+            unit,
+            state: Availability::Available.as_str(),
+            reason: None,
+        }
+    }
+
+    fn unavailable(unit: &'static str, reason: &str) -> Valued<T> {
+        Valued {
+            value: None,
+            unit,
+            state: Availability::Unavailable.as_str(),
+            reason: Some(reason.to_string()),
+        }
+    }
+
+    fn from_result(result: Result<T, &'static str>, unit: &'static str) -> Valued<T> {
+        match result {
+            Ok(value) => Valued::available(value, unit),
+            Err(reason) => Valued::unavailable(unit, reason),
+        }
+    }
+}
+
+/// `latest_rank`: a value object without a unit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Rank {
+    /// 1-based rank on the window's last day.
+    pub value: Option<u32>,
+    /// Availability state.
+    pub state: &'static str,
+    /// Why the rank is unavailable.
+    pub reason: Option<String>,
+}
+
+/// A model fact as published: the export's fact with its unit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FactValue {
+    /// The value, a string.
+    pub value: Option<String>,
+    /// The fixed unit.
+    pub unit: &'static str,
+    /// Availability state.
+    pub state: &'static str,
+    /// Reason code when not available.
+    pub reason: Option<String>,
+    /// Pinned evidence URL.
+    pub source_url: Option<String>,
+}
+
+/// The twelve facts, serialized as an object in [`FACTS`] order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Facts(pub Vec<FactValue>);
+
+impl Serialize for Facts {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (spec, fact) in FACTS.iter().zip(&self.0) {
+            map.serialize_entry(spec.name.as_str(), fact)?;
+        }
+        map.end()
+    }
+}
+
+/// The 7-day demand-share trend (spec 2.4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Trend {
+    /// `up`, `down`, `flat` or `unknown`.
+    pub direction: &'static str,
+    /// Availability state.
+    pub state: &'static str,
+    /// Why the trend is unknown.
+    pub reason: Option<String>,
+    /// (share_7d − share_prior_7d) / share_prior_7d, a ratio.
+    pub relative_change: Option<String>,
+    /// (share_7d − share_prior_7d) × 100, in percentage points.
+    pub percentage_point_change: Option<String>,
+}
+
+/// Supply summary of the current route (spec 2.6).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SupplySummary {
+    /// Exact public route ID.
+    pub route_id: String,
+    /// paid, free, batch or thinking.
+    pub route_type: &'static str,
+    /// When the latest collection finished.
+    pub collection_finished_at: String,
+    /// True when a complete collection finished on each of the 7 dates ending at the latest's.
+    pub history_ready: bool,
+    /// Number of endpoints listed.
+    pub listed_endpoints: Valued<u64>,
+    /// Number of distinct providers listed.
+    pub listed_providers: Valued<u64>,
+    /// Median input price.
+    pub median_input_price_per_million: Valued<String>,
+    /// Median output price.
+    pub median_output_price_per_million: Valued<String>,
+    /// Median latency.
+    pub median_latency_ms: Valued<String>,
+    /// Median throughput.
+    pub median_throughput_tokens_per_second: Valued<String>,
+    /// Median uptime.
+    pub median_uptime_percent: Valued<String>,
+    /// Largest context length listed.
+    pub maximum_context_tokens: Valued<u64>,
+    /// Sorted unique quantization names.
+    pub quantizations: Vec<String>,
+}
+
+/// Supply state of a model (spec 2.6).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SupplyState {
+    /// One of the five supply states.
+    pub state: &'static str,
+    /// Why supply is unavailable.
+    pub reason: Option<String>,
+    /// Present only when the state is `available`.
+    pub summary: Option<SupplySummary>,
+}
+
+/// The five supply states, in contract order.
+pub const SUPPLY_STATES: [&str; 5] = [
+    "not_collected",
+    "temporarily_unavailable",
+    "current_route_not_found",
+    "current_route_ambiguous",
+    "available",
+];
+
+/// One published model record (spec 2.2).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ModelRecord {
+    /// Stable public model ID.
+    pub model_id: String,
+    /// Stable public release ID.
+    pub model_release_id: String,
+    /// First date the model had a row in the demand data.
+    pub first_visible_date: String,
+    /// Rank on the window's last day.
+    pub latest_rank: Rank,
+    /// Tokens on the window's last day.
+    pub latest_tokens: Valued<String>,
+    /// Tokens over the last 7 days.
+    pub tokens_7d: Valued<String>,
+    /// Tokens over the 30-day window.
+    pub tokens_30d: Valued<String>,
+    /// Share of the market over the last 7 days.
+    pub share_7d: Valued<String>,
+    /// Share of the market over the window.
+    pub share_30d: Valued<String>,
+    /// Share of the market over the 7 days before the last 7.
+    pub share_prior_7d: Valued<String>,
+    /// Share trend.
+    pub trend: Trend,
+    /// Model facts.
+    pub facts: Facts,
+    /// Supply state.
+    pub supply: SupplyState,
+}
+
+/// `freshness` of a response.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Freshness {
+    /// `fresh` or `stale`.
+    pub state: &'static str,
+    /// The export's deadline.
+    pub fresh_until: Option<String>,
+    /// Stable reason code.
+    pub reason: &'static str,
+}
+
+/// `window` of a response.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Window {
+    /// First date.
+    pub start_date: String,
+    /// Last date.
+    pub end_date: String,
+    /// Always 30.
+    pub days: u32,
+}
+
+/// `source` of a response.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Source {
+    /// Source name.
+    pub name: String,
+    /// Public URL.
+    pub url: String,
+    /// Terms URL.
+    pub terms_url: String,
+    /// When the terms were checked.
+    pub checked_at: String,
+    /// Data license.
+    pub license: String,
+    /// Required attribution.
+    pub attribution: String,
+}
+
+/// The members every model response starts with, the same for every query of a build.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Head {
+    /// Always [`API_SCHEMA_VERSION`].
+    pub schema_version: &'static str,
+    /// When the export was generated.
+    pub generated_at: String,
+    /// Latest evidence time.
+    pub evaluation_cutoff: String,
+    /// Freshness at build time.
+    pub freshness: Freshness,
+    /// The demand window.
+    pub window: Window,
+    /// Demand source.
+    pub source: Source,
+}
+
+/// The integer sort keys of one record; `None` sorts after every available key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SortKeys {
+    /// 30-day tokens.
+    pub tokens_30d: Option<u128>,
+    /// Latest rank.
+    pub latest_rank: Option<u128>,
+    /// Total parameters.
+    pub total_parameters: Option<u128>,
+    /// Active parameters.
+    pub active_parameters: Option<u128>,
+    /// Smallest quantized checkpoint bytes.
+    pub smallest_quant_checkpoint_bytes: Option<u128>,
+    /// Full-sequence attention bytes.
+    pub full_sequence_attention_bytes: Option<u128>,
+}
+
+/// Everything a build publishes about models: the shared head and every served record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServedModels {
+    /// The response head.
+    pub head: Head,
+    /// Served records, sorted by model ID.
+    pub records: Vec<ModelRecord>,
+    /// Sort keys, parallel to `records`.
+    pub keys: Vec<SortKeys>,
+    /// True when a supply feed with at least one collection was given.
+    pub supply_enabled: bool,
+    /// True when the export is the bundled sample ([`crate::input::sample::is_sample`]).
+    pub sample: bool,
+}
+
+impl ServedModels {
+    /// The index of a served model by exact ID.
+    pub fn find(&self, model_id: &str) -> Option<usize> {
+        self.records
+            .binary_search_by(|r| r.model_id.as_str().cmp(model_id))
+            .ok()
+    }
+}
+
+/// The days of the window, by date, with `None` for days the source did not deliver.
+struct WindowDays<'a> {
+    dates: Vec<Date>,
+    by_date: BTreeMap<Date, &'a Day>,
+    market: BTreeMap<Date, Option<u128>>,
+}
+
+impl<'a> WindowDays<'a> {
+    fn new(export: &'a Export, end: Date) -> WindowDays<'a> {
+        let start = window_start(end);
+        let dates: Vec<Date> = (0..i64::from(WINDOW_DAYS))
+            .map(|i| start + time::Duration::days(i))
+            .collect();
+        let by_date: BTreeMap<Date, &Day> = export
+            .days
+            .iter()
+            .filter(|d| d.date >= start && d.date <= end)
+            .map(|d| (d.date, d))
+            .collect();
+        let market = by_date
+            .iter()
+            .map(|(date, day)| (*date, market_total(day)))
+            .collect();
+        WindowDays {
+            dates,
+            by_date,
+            market,
+        }
+    }
+
+    fn tokens_on(&self, date: Date, model_id: &str) -> Result<u128, &'static str> {
+        let day = self.by_date.get(&date).ok_or(reason::SOURCE_DAY_MISSING)?;
+        day.rows
+            .iter()
+            .find(|r| r.model_id == model_id)
+            .map(|r| r.total_tokens)
+            .ok_or(reason::OUTSIDE_TOP_50_ON_SOME_DAYS)
+    }
+
+    /// Exact token total over `dates`; never a partial sum.
+    fn total(&self, dates: &[Date], model_id: &str) -> Result<u128, &'static str> {
+        if dates.iter().any(|d| !self.by_date.contains_key(d)) {
+            return Err(reason::SOURCE_DAY_MISSING);
+        }
+        dates.iter().map(|d| self.tokens_on(*d, model_id)).sum()
+    }
+
+    fn market_total(&self, dates: &[Date]) -> Result<u128, &'static str> {
+        dates
+            .iter()
+            .map(|d| match self.market.get(d) {
+                None => Err(reason::SOURCE_DAY_MISSING),
+                Some(None) => Err(reason::MARKET_TOTAL_UNAVAILABLE),
+                Some(Some(total)) => Ok(*total),
+            })
+            .sum()
+    }
+}
+
+/// The market total of a delivered day: the sum of its rows plus the source's remainder;
+/// unknown when the remainder is.
+pub(crate) fn market_total(day: &Day) -> Option<u128> {
+    let rows: u128 = day.rows.iter().map(|r| r.total_tokens).sum();
+    day.other_tokens.map(|other| rows + other)
+}
+
+/// An exact share of the market: `tokens` over `market`, both exact, rounded half-to-even to
+/// 12 fractional digits and written plainly (DESIGN §4). `market` is positive: it holds
+/// `tokens`, which is.
+pub(crate) fn share_text(tokens: u128, market: u128) -> String {
+    ratio(to_i128(tokens), to_i128(market))
+}
+
+/// An exact share: tokens over market total.
+#[derive(Debug, Clone, Copy)]
+struct Share {
+    tokens: u128,
+    market: u128,
+}
+
+fn to_i128(n: u128) -> i128 {
+    // Bounded inputs (DESIGN §2) keep every total far below i128::MAX.
+    i128::try_from(n).expect("bounded totals fit in i128")
+}
+
+/// Derives the catalog from accepted inputs, judging freshness at `now`.
+pub fn derive(export: &Export, supply: Option<&Supply>, now: OffsetDateTime) -> ServedModels {
+    let end = export
+        .window_end()
+        .expect("an accepted evaluation cutoff has a previous day");
+    let window = WindowDays::new(export, end);
+    let last_7: Vec<Date> = window.dates[window.dates.len() - 7..].to_vec();
+    let prior_7: Vec<Date> = window.dates[window.dates.len() - 14..window.dates.len() - 7].to_vec();
+
+    let served: BTreeSet<&str> = window
+        .by_date
+        .values()
+        .flat_map(|d| d.rows.iter().map(|r| r.model_id.as_str()))
+        .collect();
+    let latest_ranks = window.by_date.get(&end).map(|day| rank_rows(day));
+    let first_visible = first_visible_dates(export);
+    let supply_view = SupplyView::new(supply);
+
+    let mut records = Vec::with_capacity(served.len());
+    let mut keys = Vec::with_capacity(served.len());
+    for model_id in served {
+        let entry = export
+            .models
+            .get(model_id)
+            .expect("the gate requires an entry for every model served");
+        let (record, key) = derive_record(
+            model_id,
+            entry,
+            &window,
+            &last_7,
+            &prior_7,
+            latest_ranks.as_ref(),
+            first_visible.get(model_id).copied().unwrap_or(end),
+            &supply_view,
+        );
+        records.push(record);
+        keys.push(key);
+    }
+    ServedModels {
+        head: head(export, now, end),
+        records,
+        keys,
+        supply_enabled: supply_view.enabled(),
+        sample: crate::input::sample::is_sample(export),
+    }
+}
+
+/// The response head of an export judged at `now`.
+fn head(export: &Export, now: OffsetDateTime, end: Date) -> Head {
+    let (state, reason) = match &export.fresh_until {
+        Some(deadline) if now <= deadline.instant() => {
+            ("fresh", reason::WITHIN_EXPECTED_UPDATE_WINDOW)
+        }
+        Some(_) => ("stale", reason::PAST_EXPECTED_UPDATE_WINDOW),
+        None => ("stale", reason::FRESHNESS_DEADLINE_UNKNOWN),
+    };
+    let source = &export.demand_source;
+    Head {
+        schema_version: API_SCHEMA_VERSION,
+        generated_at: export.generated_at.as_str().to_string(),
+        evaluation_cutoff: export.evaluation_cutoff.as_str().to_string(),
+        freshness: Freshness {
+            state,
+            fresh_until: export.fresh_until.as_ref().map(|t| t.as_str().to_string()),
+            reason,
+        },
+        window: Window {
+            start_date: format_date(window_start(end)),
+            end_date: format_date(end),
+            days: WINDOW_DAYS,
+        },
+        source: Source {
+            name: source.name.clone(),
+            url: source.url.clone(),
+            terms_url: source.terms_url.clone(),
+            checked_at: source.checked_at.as_str().to_string(),
+            license: source.license.clone(),
+            attribution: source.attribution.clone(),
+        },
+    }
+}
+
+/// Ranks of a day: tokens descending, ties by model ID ascending (byte order), 1-based.
+pub(crate) fn rank_rows(day: &Day) -> BTreeMap<String, (u32, u128)> {
+    let mut rows: Vec<_> = day.rows.iter().collect();
+    rows.sort_by(|a, b| {
+        b.total_tokens
+            .cmp(&a.total_tokens)
+            .then_with(|| a.model_id.as_bytes().cmp(b.model_id.as_bytes()))
+    });
+    rows.iter()
+        .zip(1u32..)
+        .map(|(row, rank)| (row.model_id.clone(), (rank, row.total_tokens)))
+        .collect()
+}
+
+fn first_visible_dates(export: &Export) -> BTreeMap<&str, Date> {
+    let mut first = BTreeMap::new();
+    // Days are sorted by date, so the first sighting is the earliest.
+    for day in &export.days {
+        for row in &day.rows {
+            first.entry(row.model_id.as_str()).or_insert(day.date);
+        }
+    }
+    first
+}
+
+#[allow(clippy::too_many_arguments)]
+fn derive_record(
+    model_id: &str,
+    entry: &ModelEntry,
+    window: &WindowDays<'_>,
+    last_7: &[Date],
+    prior_7: &[Date],
+    latest_ranks: Option<&BTreeMap<String, (u32, u128)>>,
+    first_visible: Date,
+    supply: &SupplyView<'_>,
+) -> (ModelRecord, SortKeys) {
+    let latest = match latest_ranks {
+        None => Err(reason::SOURCE_DAY_MISSING),
+        Some(ranks) => ranks
+            .get(model_id)
+            .copied()
+            .ok_or(reason::OUTSIDE_TOP_50_ON_LATEST_DAY),
+    };
+    let latest_rank = match latest {
+        Ok((rank, _)) => Rank {
+            value: Some(rank),
+            state: Availability::Available.as_str(),
+            reason: None,
+        },
+        Err(why) => Rank {
+            value: None,
+            state: Availability::Unavailable.as_str(),
+            reason: Some(why.to_string()),
+        },
+    };
+    let latest_tokens = latest.map(|(_, tokens)| tokens.to_string());
+
+    let tokens_7d = window.total(last_7, model_id);
+    let tokens_30d = window.total(&window.dates, model_id);
+    let tokens_prior = window.total(prior_7, model_id);
+    let share =
+        |tokens: Result<u128, &'static str>, dates: &[Date]| -> Result<Share, &'static str> {
+            let tokens = tokens?;
+            let market = window.market_total(dates)?;
+            Ok(Share { tokens, market })
+        };
+    let share_7d = share(tokens_7d, last_7);
+    let share_30d = share(tokens_30d, &window.dates);
+    let share_prior = share(tokens_prior, prior_7);
+    let fraction = |s: Result<Share, &'static str>| s.map(|s| share_text(s.tokens, s.market));
+
+    let keys = SortKeys {
+        tokens_30d: tokens_30d.ok(),
+        latest_rank: latest.ok().map(|(rank, _)| u128::from(rank)),
+        total_parameters: fact_key(entry, FactName::TotalParameters),
+        active_parameters: fact_key(entry, FactName::ActiveParameters),
+        smallest_quant_checkpoint_bytes: fact_key(entry, FactName::SmallestQuantCheckpointBytes),
+        full_sequence_attention_bytes: fact_key(entry, FactName::FullSequenceAttentionBytes),
+    };
+    let record = ModelRecord {
+        model_id: model_id.to_string(),
+        model_release_id: entry.model_release_id.clone(),
+        first_visible_date: format_date(first_visible),
+        latest_rank,
+        latest_tokens: Valued::from_result(latest_tokens, "tokens"),
+        tokens_7d: Valued::from_result(tokens_7d.map(|t| t.to_string()), "tokens"),
+        tokens_30d: Valued::from_result(tokens_30d.map(|t| t.to_string()), "tokens"),
+        share_7d: Valued::from_result(fraction(share_7d), "fraction"),
+        share_30d: Valued::from_result(fraction(share_30d), "fraction"),
+        share_prior_7d: Valued::from_result(fraction(share_prior), "fraction"),
+        trend: trend(share_7d, share_prior),
+        facts: Facts(
+            FACTS
+                .iter()
+                .zip(&entry.facts)
+                .map(|(spec, fact)| FactValue {
+                    value: fact.value.clone(),
+                    unit: spec.unit,
+                    state: fact.state.as_str(),
+                    reason: fact.reason.clone(),
+                    source_url: fact.source_url.clone(),
+                })
+                .collect(),
+        ),
+        supply: supply.state_for(model_id),
+    };
+    (record, keys)
+}
+
+fn fact_key(entry: &ModelEntry, name: FactName) -> Option<u128> {
+    entry.facts[name.index()].integer()
+}
+
+fn trend(share_7d: Result<Share, &'static str>, prior: Result<Share, &'static str>) -> Trend {
+    let unknown = |why: &str| Trend {
+        direction: "unknown",
+        state: Availability::Unavailable.as_str(),
+        reason: Some(why.to_string()),
+        relative_change: None,
+        percentage_point_change: None,
+    };
+    let Ok(s) = share_7d else {
+        return unknown(reason::SHARE_7D_UNAVAILABLE);
+    };
+    let Ok(p) = prior else {
+        return unknown(reason::SHARE_PRIOR_7D_UNAVAILABLE);
+    };
+    // s7 − sp = (a·d − c·b) / (b·d) with s7 = a/b and sp = c/d, all exact.
+    let (a, b, c, d) = (
+        to_i128(s.tokens),
+        to_i128(s.market),
+        to_i128(p.tokens),
+        to_i128(p.market),
+    );
+    let difference = a * d - c * b;
+    let direction = match difference.cmp(&0) {
+        std::cmp::Ordering::Greater => "up",
+        std::cmp::Ordering::Less => "down",
+        std::cmp::Ordering::Equal => "flat",
+    };
+    Trend {
+        direction,
+        state: Availability::Available.as_str(),
+        reason: None,
+        // (s7 − sp) / sp = (a·d − c·b) / (c·b); c > 0 because an available total is positive.
+        relative_change: Some(ratio(difference, c * b)),
+        percentage_point_change: Some(ratio(difference * 100, b * d)),
+    }
+}
+
+/// The latest supply collection, indexed for route lookups.
+struct SupplyView<'a> {
+    latest: Option<&'a crate::input::supply::Collection>,
+    history_ready: bool,
+}
+
+impl<'a> SupplyView<'a> {
+    fn new(supply: Option<&'a Supply>) -> SupplyView<'a> {
+        let latest = supply.and_then(|s| s.collections.last());
+        let history_ready = match (supply, latest) {
+            (Some(s), Some(latest)) => {
+                let last_date = latest.finished_at.date();
+                let complete_dates: BTreeSet<Date> = s
+                    .collections
+                    .iter()
+                    .filter(|c| c.status == CollectionStatus::Complete)
+                    .map(|c| c.finished_at.date())
+                    .collect();
+                (0..7).all(|i| complete_dates.contains(&(last_date - time::Duration::days(i))))
+            }
+            _ => false,
+        };
+        SupplyView {
+            latest,
+            history_ready,
+        }
+    }
+
+    fn enabled(&self) -> bool {
+        self.latest.is_some()
+    }
+
+    fn state_for(&self, model_id: &str) -> SupplyState {
+        let unavailable = |state: &'static str, why: &str| SupplyState {
+            state,
+            reason: Some(why.to_string()),
+            summary: None,
+        };
+        let Some(latest) = self.latest else {
+            return unavailable("not_collected", reason::SUPPLY_NOT_COLLECTED);
+        };
+        collection_state(latest, model_id, self.history_ready)
+    }
+}
+
+/// The supply state of `model_id` in `collection` (the rules of DESIGN §4 for the latest one;
+/// `get_demand_history` applies them to each collection of its period).
+pub(crate) fn collection_state(
+    collection: &crate::input::supply::Collection,
+    model_id: &str,
+    history_ready: bool,
+) -> SupplyState {
+    let unavailable = |state: &'static str, why: &str| SupplyState {
+        state,
+        reason: Some(why.to_string()),
+        summary: None,
+    };
+    let latest = collection;
+    if latest.status == CollectionStatus::Failed {
+        return unavailable("temporarily_unavailable", reason::LATEST_COLLECTION_FAILED);
+    }
+    let route = match latest.routes.iter().find(|r| r.route_id == model_id) {
+        Some(route) => route,
+        None => {
+            let serving: Vec<&SupplyRoute> = latest
+                .routes
+                .iter()
+                .filter(|r| r.model_id == model_id)
+                .collect();
+            match serving.as_slice() {
+                [] => return unavailable("current_route_not_found", reason::NO_CURRENT_ROUTE),
+                [only] => *only,
+                _ => return unavailable("current_route_ambiguous", reason::SEVERAL_CURRENT_ROUTES),
+            }
+        }
+    };
+    if route.failed {
+        return unavailable("temporarily_unavailable", reason::ROUTE_COLLECTION_FAILED);
+    }
+    SupplyState {
+        state: "available",
+        reason: None,
+        summary: Some(summarize(route, &latest.finished_at, history_ready)),
+    }
+}
+
+fn summarize(route: &SupplyRoute, finished_at: &Timestamp, history_ready: bool) -> SupplySummary {
+    let endpoints = &route.endpoints;
+    let med = |field: fn(&Endpoint) -> Option<rust_decimal::Decimal>, unit: &'static str| {
+        let mut values: Vec<_> = endpoints.iter().filter_map(field).collect();
+        match median(&mut values) {
+            Some(m) => Valued::available(plain(m), unit),
+            None => Valued::unavailable(unit, reason::NO_ENDPOINT_REPORTED),
+        }
+    };
+    let providers: BTreeSet<&str> = endpoints.iter().map(|e| e.provider.as_str()).collect();
+    let quantizations: BTreeSet<&str> = endpoints
+        .iter()
+        .filter_map(|e| e.quantization.as_deref())
+        .collect();
+    let max_context = endpoints.iter().filter_map(|e| e.context_length).max();
+    SupplySummary {
+        route_id: route.route_id.clone(),
+        route_type: route.route_type.as_str(),
+        collection_finished_at: finished_at.as_str().to_string(),
+        history_ready,
+        listed_endpoints: Valued::available(endpoints.len() as u64, "endpoints"),
+        listed_providers: Valued::available(providers.len() as u64, "providers"),
+        median_input_price_per_million: med(
+            |e| e.input_price_per_million,
+            "usd_per_million_tokens",
+        ),
+        median_output_price_per_million: med(
+            |e| e.output_price_per_million,
+            "usd_per_million_tokens",
+        ),
+        median_latency_ms: med(|e| e.latency_ms, "milliseconds"),
+        median_throughput_tokens_per_second: med(
+            |e| e.throughput_tokens_per_second,
+            "tokens_per_second",
+        ),
+        median_uptime_percent: med(|e| e.uptime_percent, "percent"),
+        maximum_context_tokens: match max_context {
+            Some(c) => Valued::available(c, "tokens"),
+            None => Valued::unavailable("tokens", reason::NO_ENDPOINT_REPORTED),
+        },
+        quantizations: quantizations.into_iter().map(str::to_string).collect(),
+    }
+}
+
+impl Inputs {
+    /// Derives the served models (the records and their head) at `now`.
+    pub fn served_models(&self, now: OffsetDateTime) -> ServedModels {
+        derive(&self.export, self.supply.as_ref(), now)
+    }
+}
