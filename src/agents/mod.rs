@@ -1,4 +1,4 @@
-//! The MCP adapter above the site, beside `serve/`: the official Rust SDK (rmcp) answering the
+//! The MCP adapter above the site, below the preview (`preview/`): the official Rust SDK (rmcp) answering the
 //! site's catalogue (`_api/mcp.json`, see `crate::answers::catalogue`) over a built site (`--dir`) or a
 //! published one (`--base-url`). It owns the protocol and nothing of the query rules: a tool
 //! call becomes the raw query string a client would send (`tools.rs`), the site's own router

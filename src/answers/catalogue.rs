@@ -5,7 +5,7 @@
 //! `_api/mcp.json` of every site; every MCP server (`model-demand mcp`, the preview server's
 //! `/mcp`, the edge function) reads it from there. The docs page and `/llms.txt` take the tool
 //! list and the client configuration from here, so this module sits below them and below the
-//! MCP adapter (`mcp/`), and imports nothing above the CDN rules but the history files' directory.
+//! MCP adapter (`agents/`), and imports nothing of the site stage: the addresses it names are `addresses.rs`'s.
 //!
 //! The schemas are read from the OpenAPI and about documents (built from `query` and
 //! `fields.rs`), so there is no second list of sorts or bounds.

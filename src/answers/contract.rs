@@ -1,5 +1,5 @@
 //! The contract: `/api/v1/about` (spec 2.7) and `/api/openapi.json` (OpenAPI 3.1), both built
-//! from the field table of `fields.rs` and the query definition of `query.rs`. Neither loads
+//! from the field table of `fields.rs` and the query definition of `query/`. Neither loads
 //! model data; only the supply launch state and the links depend on the build.
 
 use serde_json::{json, Map, Value};

@@ -3,7 +3,7 @@
 //!
 //! serde's derived structs stop at the first error and silently keep the last of two duplicate
 //! keys; the gate must report every problem with its JSON path, so inputs are first read into
-//! this loose tree and then checked member by member (see `export.rs` and `supply.rs`).
+//! this loose tree and then checked member by member (see `export/` and `supply.rs`).
 
 use std::fmt;
 use std::path::Path;

@@ -1,5 +1,5 @@
 //! The CDN rules: `_redirects`, `_headers` and `netlify.toml`, all derived from the query
-//! module, so every plain request reaches exactly the precomputed file `query.rs` names.
+//! module, so every plain request reaches exactly the precomputed file `query/` names.
 //!
 //! Netlify's redirect engine matches a query rule when every named parameter is present
 //! (extra ones are ignored) and takes the first match, so rules run from the most specific to

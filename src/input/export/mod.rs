@@ -1,5 +1,5 @@
 //! Export v1 (`model-demand.export.v1`): the validated types an accepted export is made of.
-//! The gate that builds them from the raw JSON tree lives in `export/gate.rs`; [`validate`] is
+//! The gate that builds them from the raw JSON tree lives in `gate.rs`; [`validate`] is
 //! its entry.
 
 use std::collections::BTreeMap;
