@@ -62,7 +62,7 @@ fn run_binary(standin: &StandIn, dir: &Path, limit: Duration) -> (Option<i32>, S
 }
 
 /// Scripts one odd answer on a stand-in.
-type Script = dyn Fn(&StandIn);
+type Script = dyn Fn(&StandIn) + Sync;
 
 #[test]
 fn oversized_rate_limit_values_never_panic_nor_hang_a_run() {
@@ -123,7 +123,9 @@ fn oversized_rate_limit_values_never_panic_nor_hang_a_run() {
             },
         ),
     ];
-    for (what, script) in cases {
+    // Four whole runs that mostly wait: at once (each its own stand-in and directory).
+    let cases: Vec<(String, &Script)> = cases.iter().map(|(w, s)| (w.to_string(), *s)).collect();
+    common::each_at_once(cases, |what, script| {
         let standin = StandIn::start();
         sources::script_openrouter(&standin);
         script_repositories(&standin);
@@ -145,7 +147,7 @@ fn oversized_rate_limit_values_never_panic_nor_hang_a_run() {
                 "{what}"
             );
         }
-    }
+    });
 }
 
 #[test]
@@ -250,7 +252,7 @@ fn hub_log(standin: &StandIn) -> (Vec<Logged>, Vec<Logged>) {
 
 #[test]
 fn a_late_answer_or_one_wild_reset_costs_no_refusal_and_no_repository() {
-    for (label, limit, delayed) in [
+    let cases: Vec<(String, (Limit, bool))> = [
         ("late", Limit::hub_api(4, Duration::from_secs(3)), true),
         (
             "wild t",
@@ -266,7 +268,12 @@ fn a_late_answer_or_one_wild_reset_costs_no_refusal_and_no_repository() {
             },
             false,
         ),
-    ] {
+    ]
+    .map(|(label, limit, delayed)| (label.to_string(), (limit, delayed)))
+    .into_iter()
+    .collect();
+    // The two runs wait on their own windows: at once, each its own stand-in.
+    common::each_at_once(cases, |label, (limit, delayed)| {
         let standin = StandIn::start();
         let repos = script_repositories(&standin);
         if delayed {
@@ -302,7 +309,7 @@ fn a_late_answer_or_one_wild_reset_costs_no_refusal_and_no_repository() {
             "{label}: {}",
             report.waited_seconds
         );
-    }
+    });
 }
 
 #[test]

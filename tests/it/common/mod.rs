@@ -244,3 +244,35 @@ pub fn output_text(out: &std::process::Output) -> String {
         String::from_utf8_lossy(&out.stderr)
     )
 }
+
+/// Runs each case on a thread of its own and waits for all: cases that spend their time waiting
+/// on a clock or a child process (the pacing suite's runs) take the longest one's time, not the
+/// sum. A case's panic fails the test with the case's label.
+pub fn each_at_once<T: Send>(cases: Vec<(String, T)>, run: impl Fn(&str, T) + Sync) {
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let running: Vec<_> = cases
+            .into_iter()
+            .map(|(label, case)| {
+                let run = &run;
+                let handle = scope.spawn(move || run(&label, case));
+                handle
+            })
+            .collect();
+        running
+            .into_iter()
+            .filter_map(|handle| handle.join().err())
+            .map(|panic| {
+                panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_else(|| "a case panicked".to_string())
+            })
+            .collect()
+    });
+    assert!(
+        failures.is_empty(),
+        "failed cases:\n{}",
+        failures.join("\n")
+    );
+}
