@@ -276,3 +276,10 @@ pub fn each_at_once<T: Send>(cases: Vec<(String, T)>, run: impl Fn(&str, T) + Sy
         failures.join("\n")
     );
 }
+
+/// Whether the heavy generated cases run: `MODEL_DEMAND_TEST_FULL=1`, which `.ci/run` sets. A
+/// newcomer's `cargo test` runs every test and every assertion on the smallest inputs that
+/// exercise them; CI runs the same tests over the large generated spaces too (docs/testing.md).
+pub fn full() -> bool {
+    std::env::var_os("MODEL_DEMAND_TEST_FULL").is_some_and(|v| v == "1")
+}
