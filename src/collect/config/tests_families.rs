@@ -1,0 +1,273 @@
+//! The rules of one family each (DESIGN §10 as amended 2026-11-28), on their real
+//! configurations: each figure equals the engine's (the fixture's `expected.json`, computed by
+//! `engine_figures_c.py` from the engine's code, not by these rules), and each bad input (a
+//! list that does not fit the layers, a value the engine does not build, keys that disagree, a
+//! layout key the rule does not model) is an honest unknown naming the key.
+
+use std::path::Path;
+
+use super::family::{self, Refusal};
+use super::tests_2026::with_key;
+use super::*;
+use proptest::prelude::*;
+use serde_json::json;
+
+pub(super) const DEEPSEEK_V4_FLASH: &[u8] = include_bytes!(
+    "../../../tests/fixtures/huggingface/deepseek-ai__DeepSeek-V4-Flash/config.json"
+);
+const DEEPSEEK_V4_PRO: &[u8] =
+    include_bytes!("../../../tests/fixtures/huggingface/deepseek-ai__DeepSeek-V4-Pro/config.json");
+
+fn load(bytes: &[u8]) -> Value {
+    parse_config(bytes).expect("fixture config parses")
+}
+
+/// The engine's figures of a fixture folder (its `expected.json`), as the four facts.
+fn expected(folder: &str) -> [Outcome; 4] {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/huggingface")
+        .join(folder)
+        .join("expected.json");
+    let text = std::fs::read(path).expect("expected.json");
+    let expected: Value = serde_json::from_slice(&text).expect("expected.json is JSON");
+    [
+        "attention_bytes_per_token",
+        "full_sequence_attention_bytes",
+        "recurrent_state_bytes",
+        "calculation_sequence_length",
+    ]
+    .map(|name| {
+        Outcome::Value(
+            expected["engine_figures"][name]
+                .as_str()
+                .expect("an established figure")
+                .to_string(),
+        )
+    })
+}
+
+fn figures(facts: &ConfigFacts) -> [Outcome; 4] {
+    [
+        facts.attention_bytes_per_token.clone(),
+        facts.full_sequence_attention_bytes.clone(),
+        facts.recurrent_state_bytes.clone(),
+        facts.calculation_sequence_length.clone(),
+    ]
+}
+
+fn value(text: &str) -> Outcome {
+    Outcome::Value(text.to_string())
+}
+
+/// What the family's rule refuses for a configuration, with the key it names (`None` when it
+/// states figures).
+fn refusal(config: &Value) -> Option<Refusal> {
+    let keys = model_keys(config.as_object().expect("config is an object"));
+    let rule = family::rule(keys).expect("the key set's type has a rule of its own");
+    rule(keys).err()
+}
+
+/// Asserts the rule refuses with `reason` naming `key`, and that the three cache facts carry
+/// the reason.
+fn assert_refused(config: &Value, reason: &'static str, key: &'static str) {
+    assert_eq!(refusal(config), Some(Refusal { reason, key }), "{key}");
+    let facts = config_facts(config, &[]);
+    let unknown = Outcome::NotFound(reason);
+    assert_eq!(facts.attention_bytes_per_token, unknown, "{key}");
+    assert_eq!(facts.full_sequence_attention_bytes, unknown, "{key}");
+    assert_eq!(facts.recurrent_state_bytes, unknown, "{key}");
+}
+
+const UNSUPPORTED: &str = ATTENTION_LAYOUT_NOT_SUPPORTED;
+const MISSING: &str = CONFIG_KEY_MISSING;
+
+// DeepSeek V4 (`deepseek_v4`, compressed.rs).
+
+#[test]
+fn deepseek_v4_flash_and_pro_give_the_engines_figures() {
+    // Flash: 43 layers, 2 × r0, 21 × r4, 20 × r128; per token 21 × (1,024 / 4 + 256 / 4) +
+    // 20 × 1,024 / 128 = 6,880; fixed 43 × 128 × 1,024 (windows) + 21 × (65,536 + 16,384)
+    // (overlapping compressor and the indexer's) + 20 × 524,288 = 17,842,176.
+    let flash = config_facts(&load(DEEPSEEK_V4_FLASH), &[]);
+    assert_eq!(figures(&flash), expected("deepseek-ai__DeepSeek-V4-Flash"));
+    assert_eq!(flash.attention_bytes_per_token, value("6880"));
+    assert_eq!(
+        flash.full_sequence_attention_bytes,
+        value(&(6880u128 * 1_048_576 + 17_842_176).to_string())
+    );
+    // Pro: 61 layers, 30 × r4, 31 × r128: 30 × 320 + 31 × 8 = 9,848.
+    let pro = config_facts(&load(DEEPSEEK_V4_PRO), &[]);
+    assert_eq!(figures(&pro), expected("deepseek-ai__DeepSeek-V4-Pro"));
+    assert_eq!(pro.attention_bytes_per_token, value("9848"));
+}
+
+#[test]
+fn deepseek_v4_without_the_mtp_entry_reads_the_same_layers() {
+    // A list of exactly num_hidden_layers entries (no MTP entry) is the same layout.
+    let config = load(DEEPSEEK_V4_FLASH);
+    let mut ratios = config["compress_ratios"]
+        .as_array()
+        .expect("a list")
+        .clone();
+    ratios.pop();
+    let trimmed = with_key(&config, "compress_ratios", Some(json!(ratios)));
+    assert_eq!(
+        figures(&config_facts(&trimmed, &[])),
+        figures(&config_facts(&config, &[]))
+    );
+    // Without num_nextn_predict_layers only the exact length fits.
+    let no_mtp = with_key(&config, "num_nextn_predict_layers", None);
+    assert_refused(&no_mtp, UNSUPPORTED, "compress_ratios");
+    assert_eq!(refusal(&with_key(&trimmed, "num_nextn_predict_layers", None)), None);
+}
+
+#[test]
+fn deepseek_v4_bad_inputs_are_unknowns_naming_the_key() {
+    let config = load(DEEPSEEK_V4_FLASH);
+    let ratios = |edit: &dyn Fn(&mut Vec<Value>)| {
+        let mut list = config["compress_ratios"]
+            .as_array()
+            .expect("a list")
+            .clone();
+        edit(&mut list);
+        with_key(&config, "compress_ratios", Some(json!(list)))
+    };
+    // A list that does not fit the layers: one short, or one more than the MTP layers.
+    assert_refused(
+        &ratios(&|l| {
+            l.truncate(42);
+        }),
+        UNSUPPORTED,
+        "compress_ratios",
+    );
+    assert_refused(&ratios(&|l| l.push(json!(0))), UNSUPPORTED, "compress_ratios");
+    // A ratio the engines do not build alike (vLLM asserts 4 or 128 for a compressor).
+    for bad in [json!(1), json!(2), json!(64), json!("4"), json!(null)] {
+        assert_refused(
+            &ratios(&|l| l[5] = bad.clone()),
+            UNSUPPORTED,
+            "compress_ratios",
+        );
+    }
+    assert_refused(
+        &with_key(&config, "compress_ratios", Some(json!("0,0,4"))),
+        UNSUPPORTED,
+        "compress_ratios",
+    );
+    // More than one latent head: vLLM hard-codes one.
+    assert_refused(
+        &with_key(&config, "num_key_value_heads", Some(json!(8))),
+        UNSUPPORTED,
+        "num_key_value_heads",
+    );
+    // T not a multiple of a ratio: the compressed cache does not hold T / r whole entries.
+    assert_refused(
+        &with_key(&config, "max_position_embeddings", Some(json!(1_048_640))),
+        UNSUPPORTED,
+        "max_position_embeddings",
+    );
+    // An entry that is not a whole number of bytes per token (1,000 × 2 / 128).
+    assert_refused(
+        &with_key(&config, "head_dim", Some(json!(1000))),
+        UNSUPPORTED,
+        "head_dim",
+    );
+    // Keys the rule needs.
+    for key in ["sliding_window", "head_dim", "index_head_dim", "num_hidden_layers"] {
+        assert_refused(&with_key(&config, key, None), MISSING, key);
+    }
+    assert_refused(
+        &with_key(&config, "sliding_window", Some(json!(0))),
+        MISSING,
+        "sliding_window",
+    );
+    // Without ratio-4 layers there is no indexer and index_head_dim is not needed.
+    let no_indexer = ratios(&|l| {
+        for r in l.iter_mut() {
+            if r == &json!(4) {
+                *r = json!(128);
+            }
+        }
+    });
+    let no_indexer = with_key(&no_indexer, "index_head_dim", None);
+    assert_eq!(refusal(&no_indexer), None);
+}
+
+#[test]
+fn deepseek_v4_refuses_the_layout_keys_it_does_not_model() {
+    let config = load(DEEPSEEK_V4_FLASH);
+    let layers = vec![json!("full_attention"); 43];
+    for (key, new) in [
+        ("layer_types", json!(layers)),
+        ("kv_lora_rank", json!(512)),
+        ("global_head_dim", json!(512)),
+        ("index_topk_freq", json!(4)),
+        ("linear_attn_config", json!({"kda_layers": [1]})),
+    ] {
+        assert_refused(&with_key(&config, key, Some(new)), UNSUPPORTED, key);
+    }
+    assert_refused(
+        &with_key(&config, "swa_head_dim", Some(json!(128))),
+        UNSUPPORTED,
+        "swa_*",
+    );
+}
+
+/// The keys each family's rule reads, by real configuration.
+fn read_keys() -> Vec<(&'static [u8], &'static [&'static str])> {
+    vec![(
+        DEEPSEEK_V4_FLASH,
+        &[
+            "compress_ratios",
+            "head_dim",
+            "index_head_dim",
+            "max_position_embeddings",
+            "num_hidden_layers",
+            "num_key_value_heads",
+            "num_nextn_predict_layers",
+            "sliding_window",
+        ],
+    )]
+}
+
+/// A JSON value of a type no layout key has.
+fn wrong_typed() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        "[a-z0-9*M-]{0,8}".prop_map(Value::from),
+        (i64::MIN..0).prop_map(Value::from),
+        (-1e9f64..1e9)
+            .prop_filter("fractional", |f| f.fract() != 0.0)
+            .prop_map(Value::from),
+        any::<bool>().prop_map(Value::from),
+        Just(json!({"value": 4})),
+        proptest::collection::vec("[a-z_]{0,12}", 0..60).prop_map(|v| json!(v)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Any key a family's rule reads, replaced by a value of the wrong type: no panic, and
+    /// each cache fact is a reason or the figure it had before, never another number.
+    #[test]
+    fn a_wrong_typed_family_key_never_gives_another_figure(
+        pick in any::<prop::sample::Index>(),
+        key in any::<prop::sample::Index>(),
+        bad in wrong_typed(),
+    ) {
+        let all = read_keys();
+        let (bytes, keys) = all[pick.index(all.len())];
+        let config = load(bytes);
+        let key = keys[key.index(keys.len())];
+        let before = config_facts(&config, &[]);
+        let after = config_facts(&with_key(&config, key, Some(bad)), &[]);
+        let cache = |f: &ConfigFacts| [
+            f.attention_bytes_per_token.clone(),
+            f.full_sequence_attention_bytes.clone(),
+            f.recurrent_state_bytes.clone(),
+        ];
+        for (new, old) in cache(&after).into_iter().zip(cache(&before)) {
+            prop_assert!(matches!(new, Outcome::NotFound(_)) || new == old, "{key}: {new:?} was {old:?}");
+        }
+    }
+}
