@@ -11,7 +11,9 @@
 
 use serde_json::{Map, Value};
 
-use super::family::{add, foreign, layer_count, list, mul, need, positive, Checked, Refusal, Sizes};
+use super::family::{
+    add, foreign, layer_count, list, mul, need, positive, Checked, Refusal, Sizes,
+};
 use super::present;
 
 /// Bytes per element of what the reference code stores in the model's default dtype (bf16:
@@ -70,14 +72,22 @@ pub(super) fn deepseek_v4(keys: &Map<String, Value>) -> Checked<Sizes> {
             Some(r @ (0 | 4 | 128)) => u128::from(r),
             _ => return Err(Refusal::unsupported("compress_ratios")),
         };
-        add(&mut sizes.fixed, mul(&[window, latent], "head_dim")?, "head_dim")?;
+        add(
+            &mut sizes.fixed,
+            mul(&[window, latent], "head_dim")?,
+            "head_dim",
+        )?;
         if r == 0 {
             continue;
         }
         if t % r != 0 {
             return Err(Refusal::unsupported("max_position_embeddings"));
         }
-        add(&mut sizes.per_token, per_entry(latent, r, "head_dim")?, "head_dim")?;
+        add(
+            &mut sizes.per_token,
+            per_entry(latent, r, "head_dim")?,
+            "head_dim",
+        )?;
         let coff = if r == INDEXED { 2 } else { 1 };
         let state = mul(&[2, coff * r, coff, head_dim, FP32], "head_dim")?;
         add(&mut sizes.fixed, state, "head_dim")?;

@@ -106,7 +106,10 @@ pub(super) fn unmodelled_found(keys: &Map<String, Value>) -> Vec<&'static str> {
                 .is_some_and(|v| v.as_array().is_none_or(|list| list.iter().any(not_one))),
         ),
         // Per-kind geometry other than rule 3's (Gemma 4).
-        ("global_head_dim", present(keys, "global_head_dim").is_some()),
+        (
+            "global_head_dim",
+            present(keys, "global_head_dim").is_some(),
+        ),
         (
             "num_global_key_value_heads",
             present(keys, "num_global_key_value_heads").is_some(),
@@ -121,13 +124,19 @@ pub(super) fn unmodelled_found(keys: &Map<String, Value>) -> Vec<&'static str> {
             present(keys, "num_kv_shared_layers").is_some_and(|v| v.as_u64() != Some(0)),
         ),
         // Compressed caches.
-        ("compress_ratios", present(keys, "compress_ratios").is_some()),
+        (
+            "compress_ratios",
+            present(keys, "compress_ratios").is_some(),
+        ),
         // Indexers shared between layers.
         (
             "index_topk_freq",
             present(keys, "index_topk_freq").is_some_and(not_one),
         ),
-        ("index_topk_pattern", present(keys, "index_topk_pattern").is_some()),
+        (
+            "index_topk_pattern",
+            present(keys, "index_topk_pattern").is_some(),
+        ),
         ("indexer_types", present(keys, "indexer_types").is_some()),
         // Sliding layers with their own geometry are modelled only where rule 3 decides the
         // layout: with `layer_types` first, its sliding layers would take the wrong geometry.

@@ -118,7 +118,10 @@ fn deepseek_v4_without_the_mtp_entry_reads_the_same_layers() {
     // Without num_nextn_predict_layers only the exact length fits.
     let no_mtp = with_key(&config, "num_nextn_predict_layers", None);
     assert_refused(&no_mtp, UNSUPPORTED, "compress_ratios");
-    assert_eq!(refusal(&with_key(&trimmed, "num_nextn_predict_layers", None)), None);
+    assert_eq!(
+        refusal(&with_key(&trimmed, "num_nextn_predict_layers", None)),
+        None
+    );
 }
 
 #[test]
@@ -140,7 +143,11 @@ fn deepseek_v4_bad_inputs_are_unknowns_naming_the_key() {
         UNSUPPORTED,
         "compress_ratios",
     );
-    assert_refused(&ratios(&|l| l.push(json!(0))), UNSUPPORTED, "compress_ratios");
+    assert_refused(
+        &ratios(&|l| l.push(json!(0))),
+        UNSUPPORTED,
+        "compress_ratios",
+    );
     // A ratio the engines do not build alike (vLLM asserts 4 or 128 for a compressor).
     for bad in [json!(1), json!(2), json!(64), json!("4"), json!(null)] {
         assert_refused(
@@ -173,7 +180,12 @@ fn deepseek_v4_bad_inputs_are_unknowns_naming_the_key() {
         "head_dim",
     );
     // Keys the rule needs.
-    for key in ["sliding_window", "head_dim", "index_head_dim", "num_hidden_layers"] {
+    for key in [
+        "sliding_window",
+        "head_dim",
+        "index_head_dim",
+        "num_hidden_layers",
+    ] {
         assert_refused(&with_key(&config, key, None), MISSING, key);
     }
     assert_refused(

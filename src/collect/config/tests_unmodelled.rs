@@ -66,7 +66,10 @@ const REAL: [(&str, &[u8]); 11] = [
 /// adding them there is a layout the rule reads, not an unknown.
 fn modelled_by_family(config: &Value) -> &'static [&'static str] {
     let mut config = config.clone();
-    match key_set(&mut config).get("model_type").and_then(Value::as_str) {
+    match key_set(&mut config)
+        .get("model_type")
+        .and_then(Value::as_str)
+    {
         Some("deepseek_v4") => &["compress_ratios"],
         _ => &[],
     }
