@@ -10,7 +10,7 @@
 use serde_json::{Map, Value};
 
 use super::layout::{unmodelled_found, LAYER_KIND_KEYS};
-use super::{compressed, present, ATTENTION_LAYOUT_NOT_SUPPORTED, CONFIG_KEY_MISSING};
+use super::{compressed, present, shared_indexer, ATTENTION_LAYOUT_NOT_SUPPORTED, CONFIG_KEY_MISSING};
 
 /// Why a family's rule states no figure: the reason code and the key that decided it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +62,7 @@ pub(super) type Rule = fn(&Map<String, Value>) -> Checked<Sizes>;
 pub(super) fn rule(keys: &Map<String, Value>) -> Option<Rule> {
     match keys.get("model_type").and_then(Value::as_str)? {
         "deepseek_v4" => Some(compressed::deepseek_v4),
+        "glm_moe_dsa" => Some(shared_indexer::glm_moe_dsa),
         _ => None,
     }
 }

@@ -20,6 +20,7 @@ mod parse;
 mod quantization;
 mod recurrent;
 mod review;
+mod shared_indexer;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -18,6 +18,13 @@ pub(super) const DEEPSEEK_V4_FLASH: &[u8] = include_bytes!(
 const DEEPSEEK_V4_PRO: &[u8] =
     include_bytes!("../../../tests/fixtures/huggingface/deepseek-ai__DeepSeek-V4-Pro/config.json");
 
+pub(super) const GLM_5_2: &[u8] =
+    include_bytes!("../../../tests/fixtures/huggingface/zai-org__GLM-5.2/config.json");
+const GLM_5_2_NVFP4: &[u8] =
+    include_bytes!("../../../tests/fixtures/huggingface/nvidia__GLM-5.2-NVFP4/config.json");
+const GLM_5_1: &[u8] =
+    include_bytes!("../../../tests/fixtures/huggingface/zai-org__GLM-5.1/config.json");
+
 fn load(bytes: &[u8]) -> Value {
     parse_config(bytes).expect("fixture config parses")
 }
@@ -225,21 +232,170 @@ fn deepseek_v4_refuses_the_layout_keys_it_does_not_model() {
     );
 }
 
+// GLM-5 (`glm_moe_dsa`, shared_indexer.rs).
+
+#[test]
+fn glm_5_2_keeps_indexer_keys_only_where_top_k_is_computed() {
+    // 78 MLA layers × 1,152 + 21 indexer keys × 132 (layers 0, 1, 2, 6, 10, …, 74: freq 4,
+    // offset 3) = 92,628; × T 1,048,576.
+    let facts = config_facts(&load(GLM_5_2), &[]);
+    assert_eq!(figures(&facts), expected("zai-org__GLM-5.2"));
+    assert_eq!(facts.attention_bytes_per_token, value("92628"));
+    let nvfp4 = config_facts(&load(GLM_5_2_NVFP4), &[]);
+    assert_eq!(figures(&nvfp4), expected("nvidia__GLM-5.2-NVFP4"));
+    // GLM-5.1 (no sharing keys: every layer computes) keeps its figure.
+    let facts = config_facts(&load(GLM_5_1), &[]);
+    assert_eq!(figures(&facts), expected("zai-org__GLM-5.1"));
+    assert_eq!(facts.attention_bytes_per_token, value("100152"));
+}
+
+#[test]
+fn glm_5_2_any_one_source_of_the_sharing_gives_the_same_figure() {
+    let config = load(GLM_5_2);
+    let want = figures(&config_facts(&config, &[]));
+    // indexer_types alone would not do: vLLM does not read it, so freq and offset decide.
+    let without_types = with_key(&config, "indexer_types", None);
+    assert_eq!(figures(&config_facts(&without_types, &[])), want);
+    // The same layers as a pattern, with or without the frequency beside it.
+    let pattern: String = config["indexer_types"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|t| if t == "full" { 'F' } else { 'S' })
+        .collect();
+    let patterned = with_key(&config, "index_topk_pattern", Some(json!(pattern)));
+    assert_eq!(figures(&config_facts(&patterned, &[])), want);
+    let only_pattern = with_key(
+        &with_key(&patterned, "index_topk_freq", None),
+        "index_skip_topk_offset",
+        None,
+    );
+    assert_eq!(figures(&config_facts(&only_pattern, &[])), want);
+}
+
+#[test]
+fn glm_5_2_bad_inputs_are_unknowns_naming_the_key() {
+    let config = load(GLM_5_2);
+    let types = config["indexer_types"]
+        .as_array()
+        .expect("a list")
+        .clone();
+    // A list that does not fit the layers, or that disagrees with the frequency.
+    let mut short = types.clone();
+    short.pop();
+    let mut flipped = types.clone();
+    flipped[3] = json!("full");
+    let mut other = types.clone();
+    other[0] = json!("dense");
+    for list in [short, flipped, other] {
+        assert_refused(
+            &with_key(&config, "indexer_types", Some(json!(list))),
+            UNSUPPORTED,
+            "indexer_types",
+        );
+    }
+    // A frequency without its offset: the engines' defaults differ.
+    assert_refused(
+        &with_key(&config, "index_skip_topk_offset", None),
+        UNSUPPORTED,
+        "index_skip_topk_offset",
+    );
+    for bad in [json!(0), json!("4"), json!(-4)] {
+        assert_refused(
+            &with_key(&config, "index_topk_freq", Some(bad)),
+            UNSUPPORTED,
+            "index_topk_freq",
+        );
+    }
+    // Another frequency or offset than the one indexer_types was written for.
+    assert_refused(
+        &with_key(&config, "index_skip_topk_offset", Some(json!(2))),
+        UNSUPPORTED,
+        "indexer_types",
+    );
+    // A pattern whose length is not the layer count, with another letter, or disagreeing
+    // with the frequency.
+    for bad in [
+        json!("F".repeat(77)),
+        json!("X".repeat(78)),
+        json!(vec!["F"; 78]),
+        json!("F".repeat(78)),
+    ] {
+        assert_refused(
+            &with_key(&config, "index_topk_pattern", Some(bad)),
+            UNSUPPORTED,
+            "index_topk_pattern",
+        );
+    }
+    // A layer_types naming another kind, or of another length.
+    let mut kinds = vec![json!("deepseek_sparse_attention"); 78];
+    kinds[10] = json!("full_attention");
+    assert_refused(
+        &with_key(&config, "layer_types", Some(json!(kinds))),
+        UNSUPPORTED,
+        "layer_types",
+    );
+    assert_refused(
+        &with_key(
+            &config,
+            "layer_types",
+            Some(json!(vec!["deepseek_sparse_attention"; 77])),
+        ),
+        UNSUPPORTED,
+        "layer_types",
+    );
+    // Sharing keys without an indexer to share.
+    assert_refused(
+        &with_key(&config, "index_topk", None),
+        UNSUPPORTED,
+        "indexer_types",
+    );
+    // MLA needs its latent.
+    assert_refused(
+        &with_key(&config, "kv_lora_rank", Some(Value::Null)),
+        MISSING,
+        "kv_lora_rank",
+    );
+    assert_refused(
+        &with_key(&config, "compress_ratios", Some(json!(vec![4; 78]))),
+        UNSUPPORTED,
+        "compress_ratios",
+    );
+}
+
 /// The keys each family's rule reads, by real configuration.
 fn read_keys() -> Vec<(&'static [u8], &'static [&'static str])> {
-    vec![(
-        DEEPSEEK_V4_FLASH,
-        &[
-            "compress_ratios",
-            "head_dim",
-            "index_head_dim",
-            "max_position_embeddings",
-            "num_hidden_layers",
-            "num_key_value_heads",
-            "num_nextn_predict_layers",
-            "sliding_window",
-        ],
-    )]
+    vec![
+        (
+            DEEPSEEK_V4_FLASH,
+            &[
+                "compress_ratios",
+                "head_dim",
+                "index_head_dim",
+                "max_position_embeddings",
+                "num_hidden_layers",
+                "num_key_value_heads",
+                "num_nextn_predict_layers",
+                "sliding_window",
+            ],
+        ),
+        (
+            GLM_5_2_NVFP4,
+            &[
+                "index_head_dim",
+                "index_skip_topk_offset",
+                "index_topk",
+                "index_topk_freq",
+                "index_topk_pattern",
+                "indexer_types",
+                "kv_lora_rank",
+                "layer_types",
+                "max_position_embeddings",
+                "num_hidden_layers",
+                "qk_rope_head_dim",
+            ],
+        ),
+    ]
 }
 
 /// A JSON value of a type no layout key has.
