@@ -10,7 +10,10 @@
 use serde_json::{Map, Value};
 
 use super::layout::{unmodelled_found, LAYER_KIND_KEYS};
-use super::{compressed, present, shared_indexer, ATTENTION_LAYOUT_NOT_SUPPORTED, CONFIG_KEY_MISSING};
+use super::{
+    compressed, index_cache, present, shared_indexer, ATTENTION_LAYOUT_NOT_SUPPORTED,
+    CONFIG_KEY_MISSING,
+};
 
 /// Why a family's rule states no figure: the reason code and the key that decided it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,6 +66,7 @@ pub(super) fn rule(keys: &Map<String, Value>) -> Option<Rule> {
     match keys.get("model_type").and_then(Value::as_str)? {
         "deepseek_v4" => Some(compressed::deepseek_v4),
         "glm_moe_dsa" => Some(shared_indexer::glm_moe_dsa),
+        "minimax_m3" => Some(index_cache::minimax_m3),
         _ => None,
     }
 }

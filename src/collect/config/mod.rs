@@ -15,6 +15,7 @@ use super::policy::{ConfigDefault, FactsReview};
 mod attention;
 mod compressed;
 mod family;
+mod index_cache;
 mod layout;
 mod parse;
 mod quantization;

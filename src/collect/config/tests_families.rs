@@ -25,6 +25,9 @@ const GLM_5_2_NVFP4: &[u8] =
 const GLM_5_1: &[u8] =
     include_bytes!("../../../tests/fixtures/huggingface/zai-org__GLM-5.1/config.json");
 
+pub(super) const MINIMAX_M3: &[u8] =
+    include_bytes!("../../../tests/fixtures/huggingface/MiniMaxAI__MiniMax-M3/config.json");
+
 fn load(bytes: &[u8]) -> Value {
     parse_config(bytes).expect("fixture config parses")
 }
@@ -276,10 +279,7 @@ fn glm_5_2_any_one_source_of_the_sharing_gives_the_same_figure() {
 #[test]
 fn glm_5_2_bad_inputs_are_unknowns_naming_the_key() {
     let config = load(GLM_5_2);
-    let types = config["indexer_types"]
-        .as_array()
-        .expect("a list")
-        .clone();
+    let types = config["indexer_types"].as_array().expect("a list").clone();
     // A list that does not fit the layers, or that disagrees with the frequency.
     let mut short = types.clone();
     short.pop();
@@ -363,6 +363,99 @@ fn glm_5_2_bad_inputs_are_unknowns_naming_the_key() {
     );
 }
 
+// MiniMax M3 (`minimax_m3`, index_cache.rs).
+
+/// A copy of `config` with one member of `sparse_attention_config` set (removed when `None`).
+fn with_sparse(config: &Value, member: &str, new: Option<Value>) -> Value {
+    let mut sparse = config["sparse_attention_config"].clone();
+    let members = sparse.as_object_mut().expect("an object");
+    match new {
+        Some(v) => members.insert(member.to_string(), v),
+        None => members.remove(member),
+    };
+    with_key(config, "sparse_attention_config", Some(sparse))
+}
+
+#[test]
+fn minimax_m3_keeps_an_index_key_beside_gqa_on_its_sparse_layers() {
+    // 60 layers × 4 × (128 + 128) × 2 = 122,880, plus 57 sparse layers × 128 × 2 = 14,592:
+    // 137,472 per token; × T 1,048,576.
+    let facts = config_facts(&load(MINIMAX_M3), &[]);
+    assert_eq!(figures(&facts), expected("MiniMaxAI__MiniMax-M3"));
+    assert_eq!(facts.attention_bytes_per_token, value("137472"));
+    // Without sparse layers it is plain GQA.
+    let dense = with_key(&load(MINIMAX_M3), "sparse_attention_config", None);
+    assert_eq!(
+        config_facts(&dense, &[]).attention_bytes_per_token,
+        value("122880")
+    );
+}
+
+#[test]
+fn minimax_m3_bad_inputs_are_unknowns_naming_the_key() {
+    let config = load(MINIMAX_M3);
+    let freq = config["sparse_attention_config"]["sparse_attention_freq"].clone();
+    let mut short = freq.as_array().expect("a list").clone();
+    short.pop();
+    assert_refused(
+        &with_sparse(&config, "sparse_attention_freq", Some(json!(short))),
+        UNSUPPORTED,
+        "sparse_attention_config.sparse_attention_freq",
+    );
+    assert_refused(
+        &with_sparse(&config, "sparse_attention_freq", None),
+        UNSUPPORTED,
+        "sparse_attention_config.sparse_attention_freq",
+    );
+    // A sparse layer that keeps its index value branch, which vLLM does not build.
+    let mut kept = freq.as_array().expect("a list").clone();
+    kept[10] = json!(0);
+    assert_refused(
+        &with_sparse(&config, "sparse_disable_index_value", Some(json!(kept))),
+        UNSUPPORTED,
+        "sparse_attention_config.sparse_disable_index_value",
+    );
+    assert_refused(
+        &with_sparse(&config, "use_sparse_attention", Some(json!(false))),
+        UNSUPPORTED,
+        "sparse_attention_config.use_sparse_attention",
+    );
+    assert_refused(
+        &with_sparse(&config, "sparse_num_index_heads", Some(json!(8))),
+        UNSUPPORTED,
+        "sparse_attention_config.sparse_num_index_heads",
+    );
+    assert_refused(
+        &with_sparse(&config, "sparse_index_dim", None),
+        MISSING,
+        "sparse_attention_config.sparse_index_dim",
+    );
+    // A member nobody reviewed, or a config that is not an object.
+    assert_refused(
+        &with_sparse(&config, "sparse_index_heads_kv", Some(json!(2))),
+        UNSUPPORTED,
+        "sparse_attention_config",
+    );
+    assert_refused(
+        &with_key(&config, "sparse_attention_config", Some(json!([1, 0]))),
+        UNSUPPORTED,
+        "sparse_attention_config",
+    );
+    assert_refused(
+        &with_key(&config, "sliding_window", Some(json!(4096))),
+        UNSUPPORTED,
+        "sliding_window",
+    );
+    for key in ["num_key_value_heads", "head_dim", "num_hidden_layers"] {
+        assert_refused(&with_key(&config, key, None), MISSING, key);
+    }
+    assert_refused(
+        &with_key(&config, "attn_type_list", Some(json!(vec![0; 60]))),
+        UNSUPPORTED,
+        "attn_type_list",
+    );
+}
+
 /// The keys each family's rule reads, by real configuration.
 fn read_keys() -> Vec<(&'static [u8], &'static [&'static str])> {
     vec![
@@ -393,6 +486,17 @@ fn read_keys() -> Vec<(&'static [u8], &'static [&'static str])> {
                 "max_position_embeddings",
                 "num_hidden_layers",
                 "qk_rope_head_dim",
+            ],
+        ),
+        (
+            MINIMAX_M3,
+            &[
+                "head_dim",
+                "max_position_embeddings",
+                "num_hidden_layers",
+                "num_key_value_heads",
+                "sparse_attention_config",
+                "sliding_window",
             ],
         ),
     ]

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use serde_json::json;
 
 /// Every shared real configuration (tests/fixtures/huggingface/), by folder.
-const REAL: [(&str, &[u8]); 12] = [
+const REAL: [(&str, &[u8]); 13] = [
     (
         "meta-llama__Meta-Llama-3.1-8B",
         include_bytes!(
@@ -60,6 +60,7 @@ const REAL: [(&str, &[u8]); 12] = [
         super::tests_families::DEEPSEEK_V4_FLASH,
     ),
     ("zai-org__GLM-5.2", super::tests_families::GLM_5_2),
+    ("MiniMaxAI__MiniMax-M3", super::tests_families::MINIMAX_M3),
 ];
 
 /// The unmodelled keys of §10 a family's own rule models for its `model_type` (DESIGN §10 as
