@@ -864,8 +864,9 @@ fn each_credential_goes_only_to_its_own_source() {
 fn a_night_names_what_its_closed_world_kept_unknown() {
     // Three real configurations the shipped policy has not reviewed as a whole (a
     // `nemotron-nas` with per-layer block_configs, a Nemotron with a layers_block_type list, Gemma
-    // 4's per-kind geometry), and Llama 3.1 8B packed as compressed-tensors INT4 without its
-    // scales: each fact unknown with its reason, and the run report says which type, key or
+    // 4 31B with `use_second_mlp_block`, a key vLLM's gemma4.py reads that no Gemma 4
+    // configuration reviewed carried), and Llama 3.1 8B packed as compressed-tensors INT4 without
+    // its scales: each fact unknown with its reason, and the run report says which type, key or
     // tensor, with the repositories, in JSON and in the nightly's Markdown.
     let mut repos: Vec<FixtureRepo> = [
         "nvidia__Llama-3_3-Nemotron-Super-49B-v1",
@@ -876,6 +877,13 @@ fn a_night_names_what_its_closed_world_kept_unknown() {
     .iter()
     .map(|f| hf::config_repo(f))
     .collect();
+    let mut gemma: Value = serde_json::from_slice(&repos[2].files["config.json"]).expect("json");
+    gemma["text_config"]["use_second_mlp_block"] = json!(false);
+    let gemma = serde_json::to_vec(&gemma).expect("json");
+    repos[2]
+        .sizes
+        .insert("config.json".into(), gemma.len() as u64);
+    repos[2].files.insert("config.json".into(), gemma);
     let mut config: Value = serde_json::from_slice(&repos[3].files["config.json"]).expect("json");
     config["quantization_config"] = json!({"quant_method": "compressed-tensors",
         "format": "pack-quantized", "config_groups": {"group_0": {"targets": ["Linear"],
@@ -921,7 +929,11 @@ fn a_night_names_what_its_closed_world_kept_unknown() {
     assert_eq!(
         rows,
         [
-            (Some("gemma4_text"), None, vec![repos[2].id.as_str()]),
+            (
+                Some("gemma4_text"),
+                Some("use_second_mlp_block"),
+                vec![repos[2].id.as_str()]
+            ),
             (Some("nemotron-nas"), None, vec![repos[0].id.as_str()]),
             (
                 Some("nemotron_h"),

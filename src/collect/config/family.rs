@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::layout::{unmodelled_found, LAYER_KIND_KEYS};
 use super::{
-    compressed, index_cache, present, shared_indexer, ATTENTION_LAYOUT_NOT_SUPPORTED,
+    compressed, index_cache, per_kind, present, shared_indexer, ATTENTION_LAYOUT_NOT_SUPPORTED,
     CONFIG_KEY_MISSING,
 };
 
@@ -67,6 +67,7 @@ pub(super) fn rule(keys: &Map<String, Value>) -> Option<Rule> {
         "deepseek_v4" => Some(compressed::deepseek_v4),
         "glm_moe_dsa" => Some(shared_indexer::glm_moe_dsa),
         "minimax_m3" => Some(index_cache::minimax_m3),
+        "gemma4_text" => Some(per_kind::gemma4_text),
         _ => None,
     }
 }

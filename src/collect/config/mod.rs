@@ -18,6 +18,7 @@ mod family;
 mod index_cache;
 mod layout;
 mod parse;
+mod per_kind;
 mod quantization;
 mod recurrent;
 mod review;

@@ -28,6 +28,11 @@ const GLM_5_1: &[u8] =
 pub(super) const MINIMAX_M3: &[u8] =
     include_bytes!("../../../tests/fixtures/huggingface/MiniMaxAI__MiniMax-M3/config.json");
 
+pub(super) const GEMMA_4_31B: &[u8] =
+    include_bytes!("../../../tests/fixtures/huggingface/google__gemma-4-31B-it/config.json");
+const GEMMA_4_26B: &[u8] =
+    include_bytes!("../../../tests/fixtures/huggingface/google__gemma-4-26B-A4B/config.json");
+
 fn load(bytes: &[u8]) -> Value {
     parse_config(bytes).expect("fixture config parses")
 }
@@ -456,6 +461,116 @@ fn minimax_m3_bad_inputs_are_unknowns_naming_the_key() {
     );
 }
 
+// Gemma 4 (`gemma4_text`, per_kind.rs).
+
+#[test]
+fn gemma4_full_and_sliding_layers_take_their_own_geometry() {
+    // 31B: 10 full layers × 4 × (512 + 512) × 2 = 81,920 per token; 50 sliding × 16 ×
+    // (256 + 256) × 2 × 1,024 = 838,860,800 fixed. Figures as before issue 47's rules, now
+    // stated.
+    let facts = config_facts(&load(GEMMA_4_31B), &[]);
+    assert_eq!(figures(&facts), expected("google__gemma-4-31B-it"));
+    assert_eq!(facts.attention_bytes_per_token, value("81920"));
+    // 26B-A4B: 5 full × 2 × 1,024 × 2 = 20,480; 25 sliding × 8 × 512 × 2 × 1,024.
+    let facts = config_facts(&load(GEMMA_4_26B), &[]);
+    assert_eq!(figures(&facts), expected("google__gemma-4-26B-A4B"));
+    assert_eq!(facts.attention_bytes_per_token, value("20480"));
+}
+
+#[test]
+fn gemma4_global_kv_heads_count_only_with_k_eq_v() {
+    // attention_k_eq_v false: vLLM gives full layers num_key_value_heads (16), not the global 4.
+    let config = with_key(&load(GEMMA_4_31B), "attention_k_eq_v", Some(json!(false)));
+    let facts = config_facts(&config, &[]);
+    assert_eq!(
+        facts.attention_bytes_per_token,
+        value(&(10 * 16 * 1024 * 2).to_string())
+    );
+    // With it false, num_global_key_value_heads is not needed.
+    let config = with_key(&config, "num_global_key_value_heads", None);
+    assert_eq!(refusal(&config), None);
+}
+
+#[test]
+fn gemma4_shared_layers_cache_nothing_of_their_own() {
+    // The last 10 layers (8 sliding, 2 full at j = 53 and 59) reuse earlier layers' caches:
+    // 8 full × 8,192 = 65,536 per token, 42 sliding at the window.
+    let config = with_key(&load(GEMMA_4_31B), "num_kv_shared_layers", Some(json!(10)));
+    let facts = config_facts(&config, &[]);
+    assert_eq!(facts.attention_bytes_per_token, value("65536"));
+    assert_eq!(
+        facts.full_sequence_attention_bytes,
+        value(&(65_536u128 * 262_144 + 42 * 16_384 * 1_024).to_string())
+    );
+}
+
+#[test]
+fn gemma4_bad_inputs_are_unknowns_naming_the_key() {
+    let config = load(GEMMA_4_31B);
+    let mut types = config["text_config"]["layer_types"]
+        .as_array()
+        .expect("a list")
+        .clone();
+    types.pop();
+    assert_refused(
+        &with_key(&config, "layer_types", Some(json!(types))),
+        UNSUPPORTED,
+        "layer_types",
+    );
+    types.push(json!("chunked_attention"));
+    assert_refused(
+        &with_key(&config, "layer_types", Some(json!(types))),
+        UNSUPPORTED,
+        "layer_types",
+    );
+    // As many shared layers as layers, or a shared kind no earlier layer has.
+    assert_refused(
+        &with_key(&config, "num_kv_shared_layers", Some(json!(60))),
+        UNSUPPORTED,
+        "num_kv_shared_layers",
+    );
+    let mut lonely = vec![json!("sliding_attention"); 60];
+    lonely[59] = json!("full_attention");
+    let lonely = with_key(&config, "layer_types", Some(json!(lonely)));
+    assert_refused(
+        &with_key(&lonely, "num_kv_shared_layers", Some(json!(1))),
+        UNSUPPORTED,
+        "num_kv_shared_layers",
+    );
+    assert_refused(
+        &with_key(&config, "attention_k_eq_v", Some(json!("true"))),
+        UNSUPPORTED,
+        "attention_k_eq_v",
+    );
+    assert_refused(
+        &with_key(&config, "use_bidirectional_attention", Some(json!("all"))),
+        UNSUPPORTED,
+        "use_bidirectional_attention",
+    );
+    // Keys whose class defaults were not reviewed, and the geometry the rule needs.
+    for key in [
+        "global_head_dim",
+        "attention_k_eq_v",
+        "num_kv_shared_layers",
+        "num_global_key_value_heads",
+        "head_dim",
+        "num_key_value_heads",
+        "sliding_window",
+    ] {
+        assert_refused(&with_key(&config, key, None), MISSING, key);
+    }
+    assert_refused(
+        &with_key(&config, "swa_head_dim", Some(json!(128))),
+        UNSUPPORTED,
+        "swa_*",
+    );
+    assert_refused(
+        &with_key(&config, "sliding_window_pattern", Some(json!(6))),
+        UNSUPPORTED,
+        "sliding_window_pattern",
+    );
+}
+
 /// The keys each family's rule reads, by real configuration.
 fn read_keys() -> Vec<(&'static [u8], &'static [&'static str])> {
     vec![
@@ -497,6 +612,22 @@ fn read_keys() -> Vec<(&'static [u8], &'static [&'static str])> {
                 "num_key_value_heads",
                 "sparse_attention_config",
                 "sliding_window",
+            ],
+        ),
+        (
+            GEMMA_4_26B,
+            &[
+                "attention_k_eq_v",
+                "global_head_dim",
+                "head_dim",
+                "layer_types",
+                "max_position_embeddings",
+                "num_global_key_value_heads",
+                "num_hidden_layers",
+                "num_key_value_heads",
+                "num_kv_shared_layers",
+                "sliding_window",
+                "use_bidirectional_attention",
             ],
         ),
     ]

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use serde_json::json;
 
 /// Every shared real configuration (tests/fixtures/huggingface/), by folder.
-const REAL: [(&str, &[u8]); 13] = [
+const REAL: [(&str, &[u8]); 14] = [
     (
         "meta-llama__Meta-Llama-3.1-8B",
         include_bytes!(
@@ -61,6 +61,7 @@ const REAL: [(&str, &[u8]); 13] = [
     ),
     ("zai-org__GLM-5.2", super::tests_families::GLM_5_2),
     ("MiniMaxAI__MiniMax-M3", super::tests_families::MINIMAX_M3),
+    ("google__gemma-4-31B-it", super::tests_families::GEMMA_4_31B),
 ];
 
 /// The unmodelled keys of §10 a family's own rule models for its `model_type` (DESIGN §10 as
@@ -74,6 +75,12 @@ fn modelled_by_family(config: &Value) -> &'static [&'static str] {
     {
         Some("deepseek_v4") => &["compress_ratios"],
         Some("glm_moe_dsa") => &["index_topk_freq", "index_topk_pattern", "indexer_types"],
+        Some("gemma4_text") => &[
+            "global_head_dim",
+            "num_global_key_value_heads",
+            "attention_k_eq_v",
+            "num_kv_shared_layers",
+        ],
         _ => &[],
     }
 }
