@@ -43,6 +43,11 @@ type Kinds = Result<Layout, &'static str>;
 /// The layout of a key set: the unmodelled keys first, then the first rule whose key is there.
 pub(super) fn layout(keys: &Map<String, Value>) -> Kinds {
     unmodelled(keys)?;
+    // A list of blocks only `nemotron_h`'s own rule reads (`block_list.rs`): anywhere else the
+    // layer kinds it names would be read as absent.
+    if present(keys, "layers_block_type").is_some() {
+        return Err(ATTENTION_LAYOUT_NOT_SUPPORTED);
+    }
     if let Some(types) = present(keys, "layer_types") {
         layer_types(keys, types)
     } else if let Some(pattern) = present(keys, "hybrid_override_pattern") {

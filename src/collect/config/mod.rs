@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 use super::policy::{ConfigDefault, FactsReview};
 
 mod attention;
+mod block_list;
 mod compressed;
 mod family;
 mod index_cache;

@@ -33,6 +33,13 @@ pub(super) const GEMMA_4_31B: &[u8] =
 const GEMMA_4_26B: &[u8] =
     include_bytes!("../../../tests/fixtures/huggingface/google__gemma-4-26B-A4B/config.json");
 
+pub(super) const NEMOTRON_LIGHTNING: &[u8] = include_bytes!(
+    "../../../tests/fixtures/huggingface/nvidia__NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4/config.json"
+);
+const NEMOTRON_ULTRA: &[u8] = include_bytes!(
+    "../../../tests/fixtures/huggingface/nvidia__NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16/config.json"
+);
+
 fn load(bytes: &[u8]) -> Value {
     parse_config(bytes).expect("fixture config parses")
 }
@@ -571,6 +578,114 @@ fn gemma4_bad_inputs_are_unknowns_naming_the_key() {
     );
 }
 
+// Nemotron 3 (`nemotron_h` with `layers_block_type`, block_list.rs).
+
+#[test]
+fn nemotron_h_block_lists_give_rule_twos_figures() {
+    // Lightning: 52 blocks, 6 attention × 2 × (128 + 128) × 2 = 6,144 per token, 23 Mamba2 ×
+    // 542,720 elements × 2 = 24,965,120 (Nano's figures: the same geometry).
+    let facts = config_facts(&load(NEMOTRON_LIGHTNING), &[]);
+    assert_eq!(
+        figures(&facts),
+        expected("nvidia__NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4")
+    );
+    assert_eq!(facts.recurrent_state_bytes, value("24965120"));
+    // Ultra writes no num_hidden_layers: the list's length is the layer count.
+    let facts = config_facts(&load(NEMOTRON_ULTRA), &[]);
+    assert_eq!(
+        figures(&facts),
+        expected("nvidia__NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16")
+    );
+    assert_eq!(facts.attention_bytes_per_token, value("12288"));
+    // The same layers written as the pattern beside the list agree.
+    let config = load(NEMOTRON_LIGHTNING);
+    let pattern: String = config["layers_block_type"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|b| match b.as_str() {
+            Some("attention") => '*',
+            Some("mamba") => 'M',
+            _ => 'E',
+        })
+        .collect();
+    let both = with_key(&config, "hybrid_override_pattern", Some(json!(pattern)));
+    assert_eq!(
+        figures(&config_facts(&both, &[])),
+        figures(&config_facts(&config, &[]))
+    );
+    // Rule 2 alone (the pattern without the list) gives the same figures too.
+    let pattern_only = with_key(&both, "layers_block_type", None);
+    assert_eq!(
+        figures(&config_facts(&pattern_only, &[])),
+        figures(&config_facts(&config, &[]))
+    );
+}
+
+#[test]
+fn nemotron_h_block_list_bad_inputs_are_unknowns_naming_the_key() {
+    let config = load(NEMOTRON_LIGHTNING);
+    let blocks = config["layers_block_type"]
+        .as_array()
+        .expect("a list")
+        .clone();
+    assert_refused(
+        &with_key(&config, "num_hidden_layers", Some(json!(51))),
+        UNSUPPORTED,
+        "num_hidden_layers",
+    );
+    for other in ["mlp", "linear_attention", ""] {
+        let mut edited = blocks.clone();
+        edited[1] = json!(other);
+        assert_refused(
+            &with_key(&config, "layers_block_type", Some(json!(edited))),
+            UNSUPPORTED,
+            "layers_block_type",
+        );
+    }
+    assert_refused(
+        &with_key(&config, "layers_block_type", Some(json!("M-M*"))),
+        UNSUPPORTED,
+        "layers_block_type",
+    );
+    assert_refused(
+        &with_key(
+            &config,
+            "hybrid_override_pattern",
+            Some(json!("M".repeat(52))),
+        ),
+        UNSUPPORTED,
+        "hybrid_override_pattern",
+    );
+    assert_refused(
+        &with_key(&config, "sliding_window", Some(json!(4096))),
+        UNSUPPORTED,
+        "sliding_window",
+    );
+    assert_refused(
+        &with_key(&config, "conv_kernel", None),
+        MISSING,
+        "conv_kernel, mamba_num_heads, mamba_head_dim, n_groups, ssm_state_size",
+    );
+    assert_refused(
+        &with_key(
+            &config,
+            "layer_types",
+            Some(json!(vec!["full_attention"; 52])),
+        ),
+        UNSUPPORTED,
+        "layer_types",
+    );
+    // Outside nemotron_h the generic rules do not read the list, and do not ignore it.
+    let llama = json!({"model_type": "llama", "num_hidden_layers": 2, "num_attention_heads": 8,
+        "hidden_size": 512, "max_position_embeddings": 4096,
+        "layers_block_type": ["attention", "mamba"]});
+    assert_eq!(
+        config_facts(&llama, &[]).attention_bytes_per_token,
+        Outcome::NotFound(UNSUPPORTED)
+    );
+}
+
 /// The keys each family's rule reads, by real configuration.
 fn read_keys() -> Vec<(&'static [u8], &'static [&'static str])> {
     vec![
@@ -628,6 +743,23 @@ fn read_keys() -> Vec<(&'static [u8], &'static [&'static str])> {
                 "num_kv_shared_layers",
                 "sliding_window",
                 "use_bidirectional_attention",
+            ],
+        ),
+        (
+            NEMOTRON_LIGHTNING,
+            &[
+                "conv_kernel",
+                "head_dim",
+                "hybrid_override_pattern",
+                "layers_block_type",
+                "mamba_head_dim",
+                "mamba_num_heads",
+                "max_position_embeddings",
+                "n_groups",
+                "num_hidden_layers",
+                "num_key_value_heads",
+                "sliding_window",
+                "ssm_state_size",
             ],
         ),
     ]

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use serde_json::json;
 
 /// Every shared real configuration (tests/fixtures/huggingface/), by folder.
-const REAL: [(&str, &[u8]); 14] = [
+const REAL: [(&str, &[u8]); 15] = [
     (
         "meta-llama__Meta-Llama-3.1-8B",
         include_bytes!(
@@ -62,6 +62,10 @@ const REAL: [(&str, &[u8]); 14] = [
     ("zai-org__GLM-5.2", super::tests_families::GLM_5_2),
     ("MiniMaxAI__MiniMax-M3", super::tests_families::MINIMAX_M3),
     ("google__gemma-4-31B-it", super::tests_families::GEMMA_4_31B),
+    (
+        "nvidia__NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4",
+        super::tests_families::NEMOTRON_LIGHTNING,
+    ),
 ];
 
 /// The unmodelled keys of §10 a family's own rule models for its `model_type` (DESIGN §10 as
