@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::layout::{unmodelled_found, LAYER_KIND_KEYS};
 use super::{
-    block_list, compressed, index_cache, per_kind, present, shared_indexer,
+    block_list, compressed, delta_attention, index_cache, per_kind, present, shared_indexer,
     ATTENTION_LAYOUT_NOT_SUPPORTED, CONFIG_KEY_MISSING,
 };
 
@@ -68,6 +68,7 @@ pub(super) fn rule(keys: &Map<String, Value>) -> Option<Rule> {
         "glm_moe_dsa" => Some(shared_indexer::glm_moe_dsa),
         "minimax_m3" => Some(index_cache::minimax_m3),
         "gemma4_text" => Some(per_kind::gemma4_text),
+        "kimi_linear" => Some(delta_attention::kimi_linear),
         // Rule 2 keeps the configurations that write `hybrid_override_pattern`.
         "nemotron_h" if present(keys, "layers_block_type").is_some() => {
             Some(block_list::nemotron_h)

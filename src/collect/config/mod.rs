@@ -15,6 +15,7 @@ use super::policy::{ConfigDefault, FactsReview};
 mod attention;
 mod block_list;
 mod compressed;
+mod delta_attention;
 mod family;
 mod index_cache;
 mod layout;

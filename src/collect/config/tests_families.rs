@@ -40,6 +40,9 @@ const NEMOTRON_ULTRA: &[u8] = include_bytes!(
     "../../../tests/fixtures/huggingface/nvidia__NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16/config.json"
 );
 
+pub(super) const KIMI_K3: &[u8] =
+    include_bytes!("../../../tests/fixtures/huggingface/moonshotai__Kimi-K3/config.json");
+
 fn load(bytes: &[u8]) -> Value {
     parse_config(bytes).expect("fixture config parses")
 }
@@ -686,6 +689,104 @@ fn nemotron_h_block_list_bad_inputs_are_unknowns_naming_the_key() {
     );
 }
 
+// Kimi K3 (`kimi_linear`, delta_attention.rs).
+
+/// A copy of Kimi K3 with one member of `text_config.linear_attn_config` set (removed when
+/// `None`).
+fn with_linear(config: &Value, member: &str, new: Option<Value>) -> Value {
+    let mut linear = config["text_config"]["linear_attn_config"].clone();
+    let members = linear.as_object_mut().expect("an object");
+    match new {
+        Some(v) => members.insert(member.to_string(), v),
+        None => members.remove(member),
+    };
+    with_key(config, "linear_attn_config", Some(linear))
+}
+
+#[test]
+fn kimi_k3_kda_state_and_mla_latents() {
+    // 93 layers: 24 MLA × (512 + 64) × 2 = 27,648 per token; 69 KDA × ((4 − 1) × 3 × 96 × 128
+    // + 96 × 128 × 128) = 69 × 1,683,456 elements × 2 = 232,316,928.
+    let facts = config_facts(&load(KIMI_K3), &[]);
+    assert_eq!(figures(&facts), expected("moonshotai__Kimi-K3"));
+    assert_eq!(facts.architecture_type, value("kimi_k3"));
+    assert_eq!(facts.recurrent_state_bytes, value("232316928"));
+    // Without full_attn_layers the layers outside kda_layers are MLA all the same.
+    let config = with_linear(&load(KIMI_K3), "full_attn_layers", None);
+    assert_eq!(figures(&config_facts(&config, &[])), figures(&facts));
+}
+
+#[test]
+fn kimi_k3_bad_inputs_are_unknowns_naming_the_key() {
+    let config = load(KIMI_K3);
+    let kda = config["text_config"]["linear_attn_config"]["kda_layers"]
+        .as_array()
+        .expect("a list")
+        .clone();
+    // A KDA entry outside 1..93, 0-based, or repeated.
+    for edit in [json!(94), json!(0), json!(1), json!("5")] {
+        let mut edited = kda.clone();
+        edited[1] = edit;
+        assert_refused(
+            &with_linear(&config, "kda_layers", Some(json!(edited))),
+            UNSUPPORTED,
+            "linear_attn_config.kda_layers",
+        );
+    }
+    // The two lists overlap, or leave a layer in neither.
+    let mut overlap = kda.clone();
+    overlap.push(json!(4));
+    let mut short = kda.clone();
+    short.pop();
+    for list in [overlap, short] {
+        assert_refused(
+            &with_linear(&config, "kda_layers", Some(json!(list))),
+            UNSUPPORTED,
+            "linear_attn_config.full_attn_layers",
+        );
+    }
+    // A member nobody reviewed, such as a key-head count the state would take.
+    assert_refused(
+        &with_linear(&config, "num_k_heads", Some(json!(48))),
+        UNSUPPORTED,
+        "linear_attn_config",
+    );
+    for (member, key) in [
+        ("num_heads", "linear_attn_config.num_heads"),
+        ("head_dim", "linear_attn_config.head_dim"),
+        (
+            "short_conv_kernel_size",
+            "linear_attn_config.short_conv_kernel_size",
+        ),
+    ] {
+        assert_refused(&with_linear(&config, member, None), MISSING, key);
+    }
+    assert_refused(
+        &with_linear(&config, "short_conv_kernel_size", Some(json!(0))),
+        MISSING,
+        "linear_attn_config.short_conv_kernel_size",
+    );
+    assert_refused(
+        &with_key(&config, "kv_lora_rank", None),
+        MISSING,
+        "kv_lora_rank",
+    );
+    assert_refused(
+        &with_key(&config, "linear_attn_config", Some(json!([1, 2]))),
+        UNSUPPORTED,
+        "linear_attn_config",
+    );
+    assert_refused(
+        &with_key(
+            &config,
+            "layer_types",
+            Some(json!(vec!["linear_attention"; 93])),
+        ),
+        UNSUPPORTED,
+        "layer_types",
+    );
+}
+
 /// The keys each family's rule reads, by real configuration.
 fn read_keys() -> Vec<(&'static [u8], &'static [&'static str])> {
     vec![
@@ -762,6 +863,16 @@ fn read_keys() -> Vec<(&'static [u8], &'static [&'static str])> {
                 "ssm_state_size",
             ],
         ),
+        (
+            KIMI_K3,
+            &[
+                "kv_lora_rank",
+                "linear_attn_config",
+                "max_position_embeddings",
+                "num_hidden_layers",
+                "qk_rope_head_dim",
+            ],
+        ),
     ]
 }
 
@@ -794,6 +905,10 @@ proptest! {
         let (bytes, keys) = all[pick.index(all.len())];
         let config = load(bytes);
         let key = keys[key.index(keys.len())];
+        // A boolean is the right type of a boolean key (attention_k_eq_v), not a wrong one.
+        let mut read = config.clone();
+        let is_bool = super::tests_2026::key_set(&mut read).get(key).is_some_and(Value::is_boolean);
+        prop_assume!(!(is_bool && bad.is_boolean()));
         let before = config_facts(&config, &[]);
         let after = config_facts(&with_key(&config, key, Some(bad)), &[]);
         let cache = |f: &ConfigFacts| [

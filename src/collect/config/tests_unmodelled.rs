@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use serde_json::json;
 
 /// Every shared real configuration (tests/fixtures/huggingface/), by folder.
-const REAL: [(&str, &[u8]); 15] = [
+const REAL: [(&str, &[u8]); 16] = [
     (
         "meta-llama__Meta-Llama-3.1-8B",
         include_bytes!(
@@ -66,6 +66,7 @@ const REAL: [(&str, &[u8]); 15] = [
         "nvidia__NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4",
         super::tests_families::NEMOTRON_LIGHTNING,
     ),
+    ("moonshotai__Kimi-K3", super::tests_families::KIMI_K3),
 ];
 
 /// The unmodelled keys of §10 a family's own rule models for its `model_type` (DESIGN §10 as
