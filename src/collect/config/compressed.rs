@@ -80,7 +80,7 @@ pub(super) fn deepseek_v4(keys: &Map<String, Value>) -> Checked<Sizes> {
         if r == 0 {
             continue;
         }
-        if t % r != 0 {
+        if !t.is_multiple_of(r) {
             return Err(Refusal::unsupported("max_position_embeddings"));
         }
         add(
@@ -109,7 +109,7 @@ pub(super) fn deepseek_v4(keys: &Map<String, Value>) -> Checked<Sizes> {
 /// Bytes per token of one entry kept per `ratio` tokens; an entry whose bytes do not divide by
 /// the ratio would be a fraction of a byte per token, which the facts do not state.
 fn per_entry(entry: u128, ratio: u128, key: &'static str) -> Checked<u128> {
-    if entry % ratio == 0 {
+    if entry.is_multiple_of(ratio) {
         Ok(entry / ratio)
     } else {
         Err(Refusal::unsupported(key))
