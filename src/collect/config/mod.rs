@@ -32,7 +32,11 @@ mod tests_2026;
 #[cfg(test)]
 mod tests_families;
 #[cfg(test)]
+mod tests_hybrid_families;
+#[cfg(test)]
 mod tests_review;
+#[cfg(test)]
+mod tests_sparse_families;
 #[cfg(test)]
 mod tests_unmodelled;
 
