@@ -863,19 +863,36 @@ fn each_credential_goes_only_to_its_own_source() {
 #[test]
 fn a_night_names_what_its_closed_world_kept_unknown() {
     // Three real configurations the shipped policy has not reviewed as a whole (a
-    // `nemotron-nas` with per-layer block_configs, a Nemotron with a layers_block_type list, Gemma
-    // 4's per-kind geometry), and Llama 3.1 8B packed as compressed-tensors INT4 without its
-    // scales: each fact unknown with its reason, and the run report says which type, key or
-    // tensor, with the repositories, in JSON and in the nightly's Markdown.
+    // `nemotron-nas` with per-layer block_configs; MiniMax M3 wrapped as NVIDIA's NVFP4 repack
+    // writes it, a `text_config` without a `model_type`; Gemma 4 31B with
+    // `use_second_mlp_block`, a key vLLM's gemma4.py reads that no Gemma 4 configuration reviewed
+    // carried), and Llama 3.1 8B packed as compressed-tensors INT4 without its scales: each fact
+    // unknown with its reason, and the run report says which type, key or tensor, with the
+    // repositories, in JSON and in the nightly's Markdown.
     let mut repos: Vec<FixtureRepo> = [
         "nvidia__Llama-3_3-Nemotron-Super-49B-v1",
-        "nvidia__NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16",
+        "MiniMaxAI__MiniMax-M3",
         "google__gemma-4-31B-it",
         "meta-llama__Meta-Llama-3.1-8B",
     ]
     .iter()
     .map(|f| hf::config_repo(f))
     .collect();
+    let mut text: Value = serde_json::from_slice(&repos[1].files["config.json"]).expect("json");
+    text.as_object_mut().expect("object").remove("model_type");
+    let wrapped = serde_json::to_vec(&json!({"model_type": "minimax_m3_vl", "text_config": text}))
+        .expect("json");
+    repos[1]
+        .sizes
+        .insert("config.json".into(), wrapped.len() as u64);
+    repos[1].files.insert("config.json".into(), wrapped);
+    let mut gemma: Value = serde_json::from_slice(&repos[2].files["config.json"]).expect("json");
+    gemma["text_config"]["use_second_mlp_block"] = json!(false);
+    let gemma = serde_json::to_vec(&gemma).expect("json");
+    repos[2]
+        .sizes
+        .insert("config.json".into(), gemma.len() as u64);
+    repos[2].files.insert("config.json".into(), gemma);
     let mut config: Value = serde_json::from_slice(&repos[3].files["config.json"]).expect("json");
     config["quantization_config"] = json!({"quant_method": "compressed-tensors",
         "format": "pack-quantized", "config_groups": {"group_0": {"targets": ["Linear"],
@@ -921,13 +938,13 @@ fn a_night_names_what_its_closed_world_kept_unknown() {
     assert_eq!(
         rows,
         [
-            (Some("gemma4_text"), None, vec![repos[2].id.as_str()]),
-            (Some("nemotron-nas"), None, vec![repos[0].id.as_str()]),
+            (None, None, vec![repos[1].id.as_str()]),
             (
-                Some("nemotron_h"),
-                Some("layers_block_type"),
-                vec![repos[1].id.as_str()]
+                Some("gemma4_text"),
+                Some("use_second_mlp_block"),
+                vec![repos[2].id.as_str()]
             ),
+            (Some("nemotron-nas"), None, vec![repos[0].id.as_str()]),
         ]
     );
     assert_eq!(
@@ -946,7 +963,7 @@ fn a_night_names_what_its_closed_world_kept_unknown() {
     );
     let md = report.to_markdown();
     assert!(
-        md.contains("| `nemotron_h` | `layers_block_type` |"),
+        md.contains("| `gemma4_text` | `use_second_mlp_block` |"),
         "{md}"
     );
     assert!(md.contains("Size facts kept unknown"), "{md}");

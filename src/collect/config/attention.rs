@@ -69,7 +69,7 @@ fn window(keys: &Map<String, Value>, names: &[&str]) -> Figure {
 /// The sparse-attention indexer's key per token per layer, as the reference code and vLLM
 /// store it whatever the model's precision: `index_head_dim` FP8 bytes plus a 4-byte FP32
 /// scale per 128 values. `None` without an indexer (`index_topk` absent).
-fn indexer_bytes(keys: &Map<String, Value>) -> Option<Figure> {
+pub(super) fn indexer_bytes(keys: &Map<String, Value>) -> Option<Figure> {
     present(keys, "index_topk")?;
     Some(uint(keys, "index_head_dim").and_then(|dim| sum(dim, product(&[4, dim.div_ceil(128)])?)))
 }

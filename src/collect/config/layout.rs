@@ -29,7 +29,7 @@ pub(super) struct Layout {
 }
 
 /// The keys that choose a layout by rules 1–6; MLA with any of them is not modelled.
-const LAYER_KIND_KEYS: [&str; 6] = [
+pub(super) const LAYER_KIND_KEYS: [&str; 6] = [
     "layer_types",
     "hybrid_override_pattern",
     "hybrid_layer_pattern",
@@ -43,6 +43,11 @@ type Kinds = Result<Layout, &'static str>;
 /// The layout of a key set: the unmodelled keys first, then the first rule whose key is there.
 pub(super) fn layout(keys: &Map<String, Value>) -> Kinds {
     unmodelled(keys)?;
+    // A list of blocks only `nemotron_h`'s own rule reads (`block_list.rs`): anywhere else the
+    // layer kinds it names would be read as absent.
+    if present(keys, "layers_block_type").is_some() {
+        return Err(ATTENTION_LAYOUT_NOT_SUPPORTED);
+    }
     if let Some(types) = present(keys, "layer_types") {
         layer_types(keys, types)
     } else if let Some(pattern) = present(keys, "hybrid_override_pattern") {
@@ -85,38 +90,80 @@ pub(super) fn layout(keys: &Map<String, Value>) -> Kinds {
 /// The keys of layouts §10 does not model, each with the values that mean such a layout. A
 /// value of an unexpected type counts as such a layout too: nothing says it is the plain one.
 fn unmodelled(keys: &Map<String, Value>) -> Result<(), &'static str> {
+    if unmodelled_found(keys).is_empty() {
+        Ok(())
+    } else {
+        Err(ATTENTION_LAYOUT_NOT_SUPPORTED)
+    }
+}
+
+/// The unmodelled keys of §10 the key set carries with a value meaning a layout the generic
+/// rules do not model, by name (`swa_*` for the sliding geometry outside rule 3, `kv_lora_rank`
+/// for MLA beside a layer-kind key). A family's own rule (`family.rs`) models some of them for
+/// its `model_type` and refuses the rest.
+pub(super) fn unmodelled_found(keys: &Map<String, Value>) -> Vec<&'static str> {
     let not_one = |v: &Value| v.as_u64() != Some(1);
     let found = [
         // Lightning (linear) attention layers marked in a list (MiniMax).
-        present(keys, "attn_type_list")
-            .is_some_and(|v| v.as_array().is_none_or(|list| list.iter().any(not_one))),
+        (
+            "attn_type_list",
+            present(keys, "attn_type_list")
+                .is_some_and(|v| v.as_array().is_none_or(|list| list.iter().any(not_one))),
+        ),
         // Per-kind geometry other than rule 3's (Gemma 4).
-        present(keys, "global_head_dim").is_some(),
-        present(keys, "num_global_key_value_heads").is_some(),
-        present(keys, "attention_k_eq_v").is_some_and(|v| v != &Value::Bool(false)),
+        (
+            "global_head_dim",
+            present(keys, "global_head_dim").is_some(),
+        ),
+        (
+            "num_global_key_value_heads",
+            present(keys, "num_global_key_value_heads").is_some(),
+        ),
+        (
+            "attention_k_eq_v",
+            present(keys, "attention_k_eq_v").is_some_and(|v| v != &Value::Bool(false)),
+        ),
         // KV caches shared between layers.
-        present(keys, "num_kv_shared_layers").is_some_and(|v| v.as_u64() != Some(0)),
+        (
+            "num_kv_shared_layers",
+            present(keys, "num_kv_shared_layers").is_some_and(|v| v.as_u64() != Some(0)),
+        ),
         // Compressed caches.
-        present(keys, "compress_ratios").is_some(),
+        (
+            "compress_ratios",
+            present(keys, "compress_ratios").is_some(),
+        ),
         // Indexers shared between layers.
-        present(keys, "index_topk_freq").is_some_and(not_one),
-        present(keys, "index_topk_pattern").is_some(),
-        present(keys, "indexer_types").is_some(),
+        (
+            "index_topk_freq",
+            present(keys, "index_topk_freq").is_some_and(not_one),
+        ),
+        (
+            "index_topk_pattern",
+            present(keys, "index_topk_pattern").is_some(),
+        ),
+        ("indexer_types", present(keys, "indexer_types").is_some()),
         // Sliding layers with their own geometry are modelled only where rule 3 decides the
         // layout: with `layer_types` first, its sliding layers would take the wrong geometry.
-        keys.iter()
-            .any(|(k, v)| k.starts_with("swa_") && !v.is_null())
-            && (present(keys, "hybrid_layer_pattern").is_none()
-                || present(keys, "layer_types").is_some()
-                || present(keys, "hybrid_override_pattern").is_some()),
-        present(keys, "kv_lora_rank").is_some()
-            && LAYER_KIND_KEYS.iter().any(|k| present(keys, k).is_some()),
+        (
+            "swa_*",
+            keys.iter()
+                .any(|(k, v)| k.starts_with("swa_") && !v.is_null())
+                && (present(keys, "hybrid_layer_pattern").is_none()
+                    || present(keys, "layer_types").is_some()
+                    || present(keys, "hybrid_override_pattern").is_some()),
+        ),
+        (
+            "kv_lora_rank",
+            present(keys, "kv_lora_rank").is_some()
+                && LAYER_KIND_KEYS.iter().any(|k| present(keys, k).is_some()),
+        ),
     ];
-    if found.contains(&true) {
-        Err(ATTENTION_LAYOUT_NOT_SUPPORTED)
-    } else {
-        Ok(())
-    }
+    found
+        .into_iter()
+        .filter(|(_, here)| *here)
+        .map(|(name, _)| name)
+        .collect()
 }
 
 /// The number of layers j (0-based) of `layers` with (j + 1) mod i = 0: floor(layers / i). An

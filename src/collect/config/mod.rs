@@ -3,7 +3,8 @@
 //! owns the facts' outcomes and the reading of keys (with the policy's reference defaults);
 //! what each fact computes lives beside it: `parse` (Python's JSON), `layout` (the layer kinds
 //! and the layouts not modelled), `attention` (the cache bytes), `recurrent` (Mamba2 and
-//! linear-attention state) and `quantization` (bit widths).
+//! linear-attention state), `family` (the rules of one `model_type` each, with their own
+//! files) and `quantization` (bit widths).
 
 use std::borrow::Cow;
 
@@ -12,17 +13,30 @@ use serde_json::{Map, Value};
 use super::policy::{ConfigDefault, FactsReview};
 
 mod attention;
+mod block_list;
+mod compressed;
+mod delta_attention;
+mod family;
+mod index_cache;
 mod layout;
 mod parse;
+mod per_kind;
 mod quantization;
 mod recurrent;
 mod review;
+mod shared_indexer;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_2026;
 #[cfg(test)]
+mod tests_families;
+#[cfg(test)]
+mod tests_hybrid_families;
+#[cfg(test)]
 mod tests_review;
+#[cfg(test)]
+mod tests_sparse_families;
 #[cfg(test)]
 mod tests_unmodelled;
 
@@ -171,16 +185,9 @@ fn config_facts(config: &Value, defaults: &[ConfigDefault]) -> ConfigFacts {
         _ => Outcome::NotFound(CONFIG_KEY_MISSING),
     };
     let sequence_length = uint(keys, "max_position_embeddings");
-    let (per_token, full_sequence, recurrent) = match layout::layout(keys) {
-        Err(reason) => (Err(reason), Err(reason), Err(reason)),
-        Ok(layout) => {
-            let per_token = attention::attention_bytes_per_token(keys, &layout);
-            (
-                per_token,
-                attention::full_sequence_attention_bytes(keys, &layout, per_token),
-                recurrent::recurrent_state_bytes(keys, &layout),
-            )
-        }
+    let (per_token, full_sequence, recurrent) = match family::rule(keys) {
+        Some(rule) => family_figures(rule, keys),
+        None => generic_figures(keys),
     };
     let experts = ["n_routed_experts", "num_experts", "num_local_experts"]
         .iter()
@@ -194,5 +201,38 @@ fn config_facts(config: &Value, defaults: &[ConfigDefault]) -> ConfigFacts {
         calculation_sequence_length: outcome(sequence_length),
         experts,
         experts_per_token: present(keys, "num_experts_per_tok").and_then(Value::as_u64),
+    }
+}
+
+/// The three cache figures by a family's own rule: a refusal unknowns all three with its
+/// reason; the fixed buffers join per token × T in the full sequence.
+fn family_figures(rule: family::Rule, keys: &Map<String, Value>) -> (Figure, Figure, Figure) {
+    match rule(keys) {
+        Err(refusal) => (
+            Err(refusal.reason),
+            Err(refusal.reason),
+            Err(refusal.reason),
+        ),
+        Ok(sizes) => {
+            let full_sequence = uint(keys, "max_position_embeddings")
+                .and_then(|t| product(&[sizes.per_token, t]))
+                .and_then(|grown| sum(grown, sizes.fixed));
+            (Ok(sizes.per_token), full_sequence, Ok(sizes.recurrent))
+        }
+    }
+}
+
+/// The three cache figures by the generic layer kinds (rules 1–7).
+fn generic_figures(keys: &Map<String, Value>) -> (Figure, Figure, Figure) {
+    match layout::layout(keys) {
+        Err(reason) => (Err(reason), Err(reason), Err(reason)),
+        Ok(layout) => {
+            let per_token = attention::attention_bytes_per_token(keys, &layout);
+            (
+                per_token,
+                attention::full_sequence_attention_bytes(keys, &layout, per_token),
+                recurrent::recurrent_state_bytes(keys, &layout),
+            )
+        }
     }
 }
