@@ -27,6 +27,8 @@ mod tests_review;
 mod tests_unmodelled;
 
 pub(super) use parse::parse_config;
+pub(super) use quantization::claim;
+#[cfg(test)]
 pub(super) use quantization::quantization;
 pub(crate) use review::Unreviewed;
 
