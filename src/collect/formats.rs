@@ -5,7 +5,7 @@
 //! writers' code showed on 2026-11-27 (pinned in docs/decisions.md); a format or a detail it
 //! does not hold is not guessed: the checkpoint's size facts are then unknown. Amended
 //! 2026-11-28: a format's auxiliary names are its writers' and loaders' whole list, read from
-//! their code, and [`is_state_name`] is the union of every format's, so that a float tensor
+//! their code, and `is_state_name` is the union of every format's, so that a float tensor
 //! under a name any writer or loader uses for quantization state is never counted as a
 //! parameter where its format does not name it; MLX (mlx-lm) and AMD Quark join the table.
 

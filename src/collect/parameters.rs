@@ -477,11 +477,17 @@ pub fn classify_checkpoint(
             }
             Class::Packed(p) => {
                 let n = classifier.unpacked(tensor, p)?;
-                let storage = storage_bits(&p.dtype).unwrap_or(0) * p.denominator;
+                // Bits per logical value: the stored element's bits × denominator / numerator.
+                let storage = storage_bits(p.dtype).unwrap_or(0) * p.denominator;
+                let width = |b: u128| u32::try_from(b).ok().filter(|&b| b > 0);
                 if p.numerator == 1 && p.denominator == 1 {
-                    Widths::add(&mut widths.at_most, storage as u32, n);
-                } else if storage % p.numerator == 0 {
-                    Widths::add(&mut widths.exact, (storage / p.numerator) as u32, n);
+                    if let Some(b) = width(storage) {
+                        Widths::add(&mut widths.at_most, b, n);
+                    }
+                } else if storage.is_multiple_of(p.numerator) {
+                    if let Some(b) = width(storage / p.numerator) {
+                        Widths::add(&mut widths.exact, b, n);
+                    }
                 }
                 n
             }
@@ -493,7 +499,8 @@ pub fn classify_checkpoint(
                         classifier.misfit(tensor, "its packed values are not whole".to_string())
                     );
                 }
-                Widths::add(&mut widths.exact, bits as u32, scaled / bits);
+                let width = u32::try_from(bits).map_err(|_| overflow())?;
+                Widths::add(&mut widths.exact, width, scaled / bits);
                 scaled / bits
             }
         };
