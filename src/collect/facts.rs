@@ -149,7 +149,7 @@ pub(super) fn from_info(hub: &Hub<'_>, info: &RepoInfo, review: &FactsReview) ->
         Err(e) => return failed(&e),
     };
     let mut facts = all(Availability::Unavailable, "size_calculation_failed");
-    let mut read: Option<(Vec<String>, Vec<Tensor>)> = None;
+    let mut read = BaseCheckpoint::Unread("config.json is not JSON".to_string());
     let config = match config::parse_config(&config_bytes) {
         Ok(config) => config,
         Err(_) => {
@@ -203,7 +203,7 @@ pub(super) fn from_info(hub: &Hub<'_>, info: &RepoInfo, review: &FactsReview) ->
     let base = Base {
         info,
         config: &config,
-        checkpoint: read.as_ref().map(|(f, t)| (f.as_slice(), t.as_slice())),
+        checkpoint: &read,
     };
     match smallest_quantization(hub, &base, review, &mut findings) {
         Ok(quant) => {
@@ -236,7 +236,7 @@ fn size_facts(
     (experts, experts_per_token): (Option<u64>, Option<u64>),
     review: &FactsReview,
     findings: &mut Findings,
-    read: &mut Option<(Vec<String>, Vec<Tensor>)>,
+    read: &mut BaseCheckpoint,
 ) -> Result<Vec<(usize, Fact)>, HubError> {
     let failed_sizes = || {
         SIZE_FACTS
@@ -252,10 +252,14 @@ fn size_facts(
     let found =
         match huggingface::checkpoint_files(info, || hub.file(info, huggingface::INDEX_FILE)) {
             // An index that is not of its format supports no size.
-            Err(HubError::Broken(_)) => return Ok(failed_sizes()),
+            Err(HubError::Broken(why)) => {
+                *read = BaseCheckpoint::Unread(why);
+                return Ok(failed_sizes());
+            }
             other => other?,
         };
     let Some((evidence, files)) = found else {
+        *read = BaseCheckpoint::None;
         return Ok(SIZE_FACTS
             .iter()
             .map(|&i| {
@@ -275,6 +279,7 @@ fn size_facts(
             Ok(found) => tensors.extend(found),
             Err(HubError::Broken(why)) => {
                 findings.size_failure = Some(format!("{file}: {why}"));
+                *read = BaseCheckpoint::Unread(format!("{file}: {why}"));
                 return Ok(failed_sizes());
             }
             Err(e) => return Err(e),
@@ -283,7 +288,7 @@ fn size_facts(
     let format = formats::format_of(config);
     let counted = parameters::count_parameters(&tensors, &format, &review.buffer_tensor_names);
     // The base's tensors, read once: the smallest quantization classifies them too.
-    *read = Some((files.clone(), tensors));
+    *read = BaseCheckpoint::Read(files.clone(), tensors);
     let count = match counted {
         Ok(count) if count.total > 0 => count,
         Ok(_) => {
@@ -336,11 +341,21 @@ fn checkpoint_bytes(info: &RepoInfo, files: &[String]) -> Option<u128> {
 type Candidate = (u128, String, String, u32, String);
 
 /// The base repository as the smallest quantization sees it: its configuration, and its
-/// tensors when the size facts read them.
+/// checkpoint as the size facts read it.
 struct Base<'a> {
     info: &'a RepoInfo,
     config: &'a serde_json::Value,
-    checkpoint: Option<(&'a [String], &'a [Tensor])>,
+    checkpoint: &'a BaseCheckpoint,
+}
+
+/// The base's checkpoint as the size facts found it.
+enum BaseCheckpoint {
+    /// Its files and their tensors.
+    Read(Vec<String>, Vec<Tensor>),
+    /// No safetensors checkpoint: outside the set.
+    None,
+    /// An index or a header not of its format, or a config not JSON (why).
+    Unread(String),
 }
 
 /// What one same-author repository is to the smallest quantization (DESIGN §10, amended
@@ -373,13 +388,11 @@ fn smallest_quantization(
     let mut members: Vec<(String, Member)> = Vec::new();
     if formats::has_quantization_config(base.config) {
         let member = match base.checkpoint {
-            Some((files, tensors)) => classify(base.info, base.config, (files, tensors), review),
-            None => Member::Unrecognised(
-                findings
-                    .size_failure
-                    .clone()
-                    .unwrap_or_else(|| "its checkpoint's tensors were not read".to_string()),
-            ),
+            BaseCheckpoint::Read(files, tensors) => {
+                classify(base.info, base.config, (files, tensors), review)
+            }
+            BaseCheckpoint::None => Member::Outside,
+            BaseCheckpoint::Unread(why) => Member::Unrecognised(why.clone()),
         };
         members.push((base.info.id.clone(), member));
     }

@@ -60,7 +60,7 @@ fn count(fixture: &Fixture, tensors: &[Tensor]) -> Result<ParameterCount, CountE
 #[test]
 fn every_format_counts_the_float_models_parameters() {
     assert!(
-        fixtures().len() >= 11,
+        fixtures().len() >= 24,
         "{} format fixtures",
         fixtures().len()
     );
