@@ -61,8 +61,9 @@ pub(crate) struct Findings {
     /// Same-author repositories (the base or its quantized children) that kept the smallest
     /// quantization unknown, each named with what was not recognised or could not be read.
     pub(crate) unsupported_quantizations: Vec<String>,
-    /// A quantized child whose requests failed (and none was unrecognised): the previous
-    /// export's three `smallest_quant_*` facts are carried when it has them.
+    /// A quantized child whose requests failed after retries (5xx, timeout), and none was
+    /// unrecognised, refused or gone: the previous export's three `smallest_quant_*` facts
+    /// are carried when it has them.
     pub(crate) quantization_unread: bool,
 }
 
@@ -369,8 +370,15 @@ enum Member {
     Outside,
     /// Not recognised: what was not.
     Unrecognised(String),
-    /// Its requests failed after retries (why).
-    Unread(String),
+    /// Its requests failed (why): after retries (`transient`: a 5xx or a timeout, the previous
+    /// export's facts are carried), or refused or gone (401, 403, 404: not carried, as for a
+    /// base).
+    Unread {
+        /// What failed.
+        why: String,
+        /// A 5xx or timeout after retries.
+        transient: bool,
+    },
 }
 
 /// The smallest official quantization over the base (when it declares a quantization) and
@@ -378,7 +386,8 @@ enum Member {
 /// (DESIGN §10). A member not recognised makes the three facts `not_found_under_policy` /
 /// `quantized_format_not_supported`; else a member whose requests failed makes them
 /// `unavailable` / `open_checkpoint_unavailable` (the caller carries the previous export's
-/// when it has them); `findings` names the repository either way.
+/// when it has them and every failure was a 5xx or timeout after retries); `findings` names
+/// the repository either way.
 fn smallest_quantization(
     hub: &Hub<'_>,
     base: &Base<'_>,
@@ -402,6 +411,7 @@ fn smallest_quantization(
     }
     let mut candidates: Vec<Candidate> = Vec::new();
     let mut unread = false;
+    let mut carried = true;
     let mut unrecognised = false;
     for (repo, member) in members {
         match member {
@@ -413,8 +423,9 @@ fn smallest_quantization(
                     .unsupported_quantizations
                     .push(format!("{repo}: not recognised: {why}"));
             }
-            Member::Unread(why) => {
+            Member::Unread { why, transient } => {
                 unread = true;
+                carried &= transient;
                 findings
                     .unsupported_quantizations
                     .push(format!("{repo}: not read: {why}"));
@@ -434,7 +445,7 @@ fn smallest_quantization(
         ));
     }
     if unread {
-        findings.quantization_unread = true;
+        findings.quantization_unread = carried;
         return Ok(missing_all(
             Availability::Unavailable,
             "open_checkpoint_unavailable",
@@ -463,10 +474,14 @@ fn child_member(hub: &Hub<'_>, child: &str, review: &FactsReview) -> Member {
         HubError::Denied(404) if what == "config.json" => {
             Member::Unrecognised("a safetensors checkpoint without config.json".to_string())
         }
-        HubError::Denied(status) => Member::Unread(format!("{what} answered {status}")),
-        HubError::Unavailable(why) | HubError::Unresolved(why) => {
-            Member::Unread(format!("{what}: {why}"))
-        }
+        HubError::Denied(status) => Member::Unread {
+            why: format!("{what} answered {status}"),
+            transient: false,
+        },
+        HubError::Unavailable(why) | HubError::Unresolved(why) => Member::Unread {
+            why: format!("{what}: {why}"),
+            transient: true,
+        },
     };
     let info = match hub.info(child, None) {
         Ok(info) => info,

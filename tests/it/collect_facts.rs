@@ -648,11 +648,11 @@ const QUANT_FACTS: [&str; 3] = [
     "smallest_quant_bit_width",
 ];
 
-/// Serves the Llama 3.1 8B base with `children` (each served unless listed in `failing`,
-/// whose model info answers 500) and runs one night; its facts for the base and its report.
+/// Serves the Llama 3.1 8B base with `children` and the children `failing` (ID and the status
+/// their model info answers) and runs one night; its facts for the base and its report.
 fn night_with_children(
     children: &[&FixtureRepo],
-    failing: &[&str],
+    failing: &[(&str, u16)],
     dir: &Path,
     previous: Option<&Path>,
 ) -> (Value, model_demand::collect::report::RunReport) {
@@ -660,15 +660,15 @@ fn night_with_children(
     let standin = StandIn::start();
     script(&standin, std::slice::from_ref(&base));
     let mut ids: Vec<&str> = children.iter().map(|c| c.id.as_str()).collect();
-    ids.extend(failing);
+    ids.extend(failing.iter().map(|(id, _)| *id));
     hf::serve(&standin, &base, &ids);
     for repo in children {
         hf::serve(&standin, repo, &[]);
     }
-    for id in failing {
+    for (id, status) in failing {
         standin.route(
             &format!("/api/models/{id}?blobs=true"),
-            vec![Reply::error(500)],
+            vec![Reply::error(*status)],
         );
     }
     let (result, report) = sources::run_with_report(&standin, dir, |o| CollectOptions {
@@ -796,6 +796,8 @@ fn an_unrecognised_same_author_child_keeps_the_smallest_unknown_naming_it() {
 
 #[test]
 fn a_child_whose_requests_fail_carries_the_previous_smallest_else_unavailable() {
+    // The minimum over the children that were read could be larger than the true smallest:
+    // a 5xx after retries carries the previous export's three facts, else they are unavailable.
     let awq = format_child(
         "meta-llama/Llama-3.1-8B-AWQ",
         "awq-4bit",
@@ -816,8 +818,12 @@ fn a_child_whose_requests_fail_carries_the_previous_smallest_else_unavailable() 
         Some("mlx-affine")
     );
     // Night 2: the MLX child's requests fail. Without a previous export: unavailable.
-    let (f, report) =
-        night_with_children(&[&awq], &[mlx.id.as_str()], &dir.path().join("n2"), None);
+    let (f, report) = night_with_children(
+        &[&awq],
+        &[(mlx.id.as_str(), 500)],
+        &dir.path().join("n2"),
+        None,
+    );
     for fact in QUANT_FACTS {
         assert_eq!(f[fact]["state"], "unavailable", "{fact}");
         assert_eq!(f[fact]["reason"], "open_checkpoint_unavailable", "{fact}");
@@ -835,7 +841,7 @@ fn a_child_whose_requests_fail_carries_the_previous_smallest_else_unavailable() 
     let previous = dir.path().join("n1").join("out").join("export.json");
     let (f, _) = night_with_children(
         &[&awq],
-        &[mlx.id.as_str()],
+        &[(mlx.id.as_str(), 500)],
         &dir.path().join("n3"),
         Some(&previous),
     );
@@ -844,6 +850,23 @@ fn a_child_whose_requests_fail_carries_the_previous_smallest_else_unavailable() 
     }
     // The other facts are this night's, not carried.
     assert_eq!(f["total_parameters"], first["total_parameters"]);
+    // A child that is gated or gone is not a passing failure: unavailable, as for a base,
+    // whatever the previous export said.
+    for status in [403, 404] {
+        let (f, _) = night_with_children(
+            &[&awq],
+            &[(mlx.id.as_str(), status)],
+            &dir.path().join(format!("n{status}")),
+            Some(&previous),
+        );
+        for fact in QUANT_FACTS {
+            assert_eq!(f[fact]["state"], "unavailable", "{status} {fact}");
+            assert_eq!(
+                f[fact]["reason"], "open_checkpoint_unavailable",
+                "{status} {fact}"
+            );
+        }
+    }
 }
 
 #[test]
