@@ -855,6 +855,74 @@ mod tests {
     }
 
     #[test]
+    fn state_names_are_every_writers_and_loaders() {
+        for name in [
+            "m.self_attn.k_proj.output_scale",
+            "m.self_attn.prob_output_scale",
+            "m.self_attn.kv_scale",
+            "m.o_proj.bias_zero_point",
+            "m.o_proj.output_zero_point_2",
+            "m.o_proj.input_rotation",
+            "m.o_proj.biases",
+            "m.experts.gate_up_proj_weight_scale",
+            "m.down_proj.pre_quant_scale",
+            "m.down_proj.weight_global_scale",
+            "m.down_proj.input_g_idx",
+        ] {
+            assert!(is_state_name(name), "{name}");
+        }
+        // Names models give plain parameters stay out of the union (modelopt names `k_bias`
+        // as its own state only).
+        for name in [
+            "vision.blocks.0.attn.q_bias",
+            "vision.blocks.0.attn.v_bias",
+            "m.o_proj.bias",
+            "vision.blocks.0.layer_scale",
+            "logit_scale",
+            "m.weight",
+        ] {
+            assert!(!is_state_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn mlx_is_read_from_either_key_with_its_per_module_entries() {
+        let q = json!({"group_size": 64, "bits": 4, "mode": "affine",
+                       "model.layers.0.mlp.gate": {"group_size": 64, "bits": 8},
+                       "model.norm": false});
+        for config in [
+            json!({"quantization": q.clone(), "quantization_config": q.clone()}),
+            json!({"quantization": q.clone()}),
+        ] {
+            let Format::Mlx(m) = format_of(&config) else {
+                panic!("{config}");
+            };
+            assert_eq!(m.name(), "mlx-affine");
+            assert_eq!(
+                m.of_module("model.layers.0.mlp.gate").map(|q| q.bits),
+                Some(8)
+            );
+            assert_eq!(m.of_module("model.norm"), None);
+            assert_eq!(m.of_module("lm_head"), Some(m.global));
+        }
+        for bad in [
+            json!({"group_size": 64, "bits": 7}),
+            json!({"group_size": 48, "bits": 4}),
+            json!({"group_size": 16, "bits": 4, "mode": "mxfp4"}),
+            json!({"group_size": 64, "bits": 4, "mode": "int4"}),
+            json!({"group_size": 64, "bits": 4, "x": 1}),
+        ] {
+            let format = format_of(&json!({ "quantization_config": bad }));
+            assert!(matches!(format, Format::Unknown(_)), "{format:?}");
+        }
+        // A top-level `quantization` of another shape is not a declaration.
+        assert_eq!(
+            format_of(&json!({"quantization": {"bits": 4}})),
+            Format::Plain
+        );
+    }
+
+    #[test]
     fn buffer_names_that_a_format_names_are_found() {
         for name in [
             "weight_scale",
