@@ -464,9 +464,12 @@ pub fn classify_checkpoint(
     };
     let mut count = ParameterCount::default();
     let mut widths = Widths::default();
+    let mut anchor = HiddenAnchor::default();
     for tensor in tensors {
         let overflow = || CountError::Overflow(tensor.name.clone());
-        let parameters = match classifier.classify(tensor)? {
+        let class = classifier.classify(tensor)?;
+        anchor.see(tensor, class);
+        let parameters = match class {
             Class::NotAParameter => 0,
             Class::Float => {
                 let n = elements(tensor)?;
@@ -512,7 +515,62 @@ pub fn classify_checkpoint(
                 .ok_or_else(overflow)?;
         }
     }
+    if let Some(tensor) = anchor.unanchored() {
+        return Err(classifier.misfit(
+            tensor,
+            "the width most packed modules unpack to is no norm vector's (the hidden size): the \
+             configuration's bits and group size, whose product alone the tensors fix in affine \
+             mode, do not fit them"
+                .to_string(),
+        ));
+    }
     Ok((count, widths))
+}
+
+/// MLX affine tensors fix only bits × group size (4-bit groups of 64 and 8-bit groups of 32
+/// store alike), so the configuration's claim is anchored on a width the checkpoint states in
+/// floats: the width most packed modules unpack to is the length of a norm vector (the hidden
+/// size, which most of a transformer's projections take in: q, k, v, gate, up, the
+/// embedding). A claim of the same product over other bits makes every width half or twice
+/// as wide. Without norm vectors there is no anchor and no check.
+#[derive(Default)]
+struct HiddenAnchor<'t> {
+    /// The first MLX packed weight.
+    first: Option<&'t Tensor>,
+    /// The packed weights by the width they unpack to.
+    widths: BTreeMap<u128, usize>,
+    /// The lengths of the float norm vectors.
+    norms: BTreeSet<u128>,
+}
+
+impl<'t> HiddenAnchor<'t> {
+    fn see(&mut self, tensor: &'t Tensor, class: Class<'_>) {
+        match (class, tensor.shape.as_slice()) {
+            (Class::Mlx(bits), [.., cols]) if bits > 0 => {
+                self.first.get_or_insert(tensor);
+                *self
+                    .widths
+                    .entry(u128::from(*cols) * 32 / u128::from(bits))
+                    .or_insert(0) += 1;
+            }
+            (Class::Float, [n]) if tensor.name.contains("norm") => {
+                self.norms.insert(u128::from(*n));
+            }
+            _ => {}
+        }
+    }
+
+    /// The first packed weight when the width most packed modules unpack to is no norm's.
+    fn unanchored(&self) -> Option<&'t Tensor> {
+        let most = self.widths.values().copied().max()?;
+        let anchored = self
+            .widths
+            .iter()
+            .any(|(w, &n)| n == most && self.norms.contains(w));
+        (!self.norms.is_empty() && !anchored)
+            .then_some(self.first)
+            .flatten()
+    }
 }
 
 /// Bits per stored element of an integer dtype a writer packs into.

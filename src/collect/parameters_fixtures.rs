@@ -261,20 +261,27 @@ fn a_config_whose_claim_the_tensors_contradict_is_not_a_bit_width() {
         };
         assert!(bit_width(&g).is_err(), "{folder} claiming {claim}");
     }
-    // 8-bit groups of 32 over 4-bit groups of 64 passes the product check of every module but
-    // not the logical columns: the embedding would unpack to half the hidden size. The count
-    // stays the writer's only where the claim is the writer's.
+    // 8-bit groups of 32 over 4-bit groups of 64 passes the product check of every module, but
+    // no module then unpacks to the hidden size its norms give: a misfit, never half the count.
     let f = pick("mlx-affine-4bit");
     let mut config = f.config.clone();
     let claim = serde_json::json!({"group_size": 32, "bits": 8, "mode": "affine"});
     config["quantization_config"] = claim.clone();
     config["quantization"] = claim;
-    let wrong = count_parameters(&f.tensors, &format_of(&config), &BTreeSet::new());
-    assert_ne!(
-        wrong.map(|c| c.total).ok(),
-        number(&f.expected["total_parameters"]),
-        "a different claim never gives the writer's count silently"
+    assert!(
+        matches!(
+            count_parameters(&f.tensors, &format_of(&config), &BTreeSet::new()),
+            Err(CountError::Misfit { .. })
+        ),
+        "a claim of the same product is anchored on the hidden size"
     );
+    // 2-bit groups of 128 over 8-bit groups of 32: the same.
+    let f = pick("mlx-affine-8bit");
+    let mut config = f.config.clone();
+    let claim = serde_json::json!({"group_size": 128, "bits": 4, "mode": "affine"});
+    config["quantization_config"] = claim.clone();
+    config["quantization"] = claim;
+    assert!(count_parameters(&f.tensors, &format_of(&config), &BTreeSet::new()).is_err());
 }
 
 /// A concrete tensor-name tail for a pattern (`*_scales` → `gate_up_proj_scales`).
