@@ -9,6 +9,7 @@ use super::huggingface::{self, blob_url, tree_url, Hub, HubError, RepoInfo};
 use super::outcome::RepositoryOutcome;
 use super::parameters;
 use super::policy::{FactsReview, Policy};
+use super::safetensors::Tensor;
 
 /// Indices into [`FACTS`], in its order.
 const TOTAL: usize = FactName::TotalParameters.index();
@@ -57,8 +58,13 @@ pub(crate) struct Findings {
     pub(crate) unreviewed: Option<Unreviewed>,
     /// Why the parameters could not be counted: the tensor, its dtype and the format read.
     pub(crate) size_failure: Option<String>,
-    /// Quantization methods of the base or its children that are not candidates.
+    /// Same-author repositories (the base or its quantized children) that kept the smallest
+    /// quantization unknown, each named with what was not recognised or could not be read.
     pub(crate) unsupported_quantizations: Vec<String>,
+    /// A quantized child whose requests failed after retries (5xx, timeout), and none was
+    /// unrecognised, refused or gone: the previous export's three `smallest_quant_*` facts
+    /// are carried when it has them.
+    pub(crate) quantization_unread: bool,
 }
 
 /// What the facts of a release came to: computed, refused, or evidence that could not be had.
@@ -82,6 +88,16 @@ pub(super) enum Evidence {
     /// A 5xx, timeout or spent rate-limit budget after retries (why): carry the previous
     /// export's facts when it has them.
     Unavailable(String),
+}
+
+/// The previous export's three `smallest_quant_*` facts laid over `facts` (a quantized child
+/// whose requests failed: DESIGN §10, amended 2026-11-28).
+pub(super) fn carry_smallest_quantization(facts: &mut [Fact], previous: &[Fact]) {
+    for i in [QUANT_BYTES, QUANT_FORMAT, QUANT_BITS] {
+        if let (Some(fact), Some(old)) = (facts.get_mut(i), previous.get(i)) {
+            *fact = old.clone();
+        }
+    }
 }
 
 /// Facts of a model without a Hugging Face repository: closed when the policy says so.
@@ -134,6 +150,7 @@ pub(super) fn from_info(hub: &Hub<'_>, info: &RepoInfo, review: &FactsReview) ->
         Err(e) => return failed(&e),
     };
     let mut facts = all(Availability::Unavailable, "size_calculation_failed");
+    let mut read = BaseCheckpoint::Unread("config.json is not JSON".to_string());
     let config = match config::parse_config(&config_bytes) {
         Ok(config) => config,
         Err(_) => {
@@ -167,7 +184,15 @@ pub(super) fn from_info(hub: &Hub<'_>, info: &RepoInfo, review: &FactsReview) ->
             };
         }
         let experts = (computed.experts, computed.experts_per_token);
-        match size_facts(hub, info, &config, experts, review, &mut findings) {
+        match size_facts(
+            hub,
+            info,
+            &config,
+            experts,
+            review,
+            &mut findings,
+            &mut read,
+        ) {
             Ok(sizes) => {
                 for (i, fact) in sizes {
                     facts[i] = fact;
@@ -176,7 +201,12 @@ pub(super) fn from_info(hub: &Hub<'_>, info: &RepoInfo, review: &FactsReview) ->
             Err(e) => return failed(&e),
         }
     }
-    match smallest_quantization(hub, info, &config, &mut findings) {
+    let base = Base {
+        info,
+        config: &config,
+        checkpoint: &read,
+    };
+    match smallest_quantization(hub, &base, review, &mut findings) {
         Ok(quant) => {
             for (i, fact) in quant {
                 facts[i] = fact;
@@ -207,6 +237,7 @@ fn size_facts(
     (experts, experts_per_token): (Option<u64>, Option<u64>),
     review: &FactsReview,
     findings: &mut Findings,
+    read: &mut BaseCheckpoint,
 ) -> Result<Vec<(usize, Fact)>, HubError> {
     let failed_sizes = || {
         SIZE_FACTS
@@ -222,10 +253,14 @@ fn size_facts(
     let found =
         match huggingface::checkpoint_files(info, || hub.file(info, huggingface::INDEX_FILE)) {
             // An index that is not of its format supports no size.
-            Err(HubError::Broken(_)) => return Ok(failed_sizes()),
+            Err(HubError::Broken(why)) => {
+                *read = BaseCheckpoint::Unread(why);
+                return Ok(failed_sizes());
+            }
             other => other?,
         };
     let Some((evidence, files)) = found else {
+        *read = BaseCheckpoint::None;
         return Ok(SIZE_FACTS
             .iter()
             .map(|&i| {
@@ -245,13 +280,17 @@ fn size_facts(
             Ok(found) => tensors.extend(found),
             Err(HubError::Broken(why)) => {
                 findings.size_failure = Some(format!("{file}: {why}"));
+                *read = BaseCheckpoint::Unread(format!("{file}: {why}"));
                 return Ok(failed_sizes());
             }
             Err(e) => return Err(e),
         }
     }
     let format = formats::format_of(config);
-    let count = match parameters::count_parameters(&tensors, &format, &review.buffer_tensor_names) {
+    let counted = parameters::count_parameters(&tensors, &format, &review.buffer_tensor_names);
+    // The base's tensors, read once: the smallest quantization classifies them too.
+    *read = BaseCheckpoint::Read(files.clone(), tensors);
+    let count = match counted {
         Ok(count) if count.total > 0 => count,
         Ok(_) => {
             findings.size_failure = Some("the checkpoint holds no parameters".to_string());
@@ -302,72 +341,210 @@ fn checkpoint_bytes(info: &RepoInfo, files: &[String]) -> Option<u128> {
 /// One quantized candidate: (checkpoint bytes, repository ID, format, bits, tree URL).
 type Candidate = (u128, String, String, u32, String);
 
-/// The smallest official quantization: the base checkpoint itself when it is quantized, and
-/// each same-author child whose config has a `quantization_config` (DESIGN §10). When none is
-/// a candidate but one carried a quantization that is not, the reason says so
-/// (`quantized_format_not_supported`), and `findings` names it.
+/// The base repository as the smallest quantization sees it: its configuration, and its
+/// checkpoint as the size facts read it.
+struct Base<'a> {
+    info: &'a RepoInfo,
+    config: &'a serde_json::Value,
+    checkpoint: &'a BaseCheckpoint,
+}
+
+/// The base's checkpoint as the size facts found it.
+enum BaseCheckpoint {
+    /// Its files and their tensors.
+    Read(Vec<String>, Vec<Tensor>),
+    /// No safetensors checkpoint: outside the set.
+    None,
+    /// An index or a header not of its format, or a config not JSON (why).
+    Unread(String),
+}
+
+/// What one same-author repository is to the smallest quantization (DESIGN §10, amended
+/// 2026-11-28: the smallest of a set is known only when the whole set is).
+#[derive(Debug)]
+enum Member {
+    /// A recognised format: a candidate.
+    Candidate(Candidate),
+    /// No quantization declared and none in its tensors, or no safetensors checkpoint: outside
+    /// the set.
+    Outside,
+    /// Not recognised: what was not.
+    Unrecognised(String),
+    /// Its requests failed (why): after retries (`transient`: a 5xx or a timeout, the previous
+    /// export's facts are carried), or refused or gone (401, 403, 404: not carried, as for a
+    /// base).
+    Unread {
+        /// What failed.
+        why: String,
+        /// A 5xx or timeout after retries.
+        transient: bool,
+    },
+}
+
+/// The smallest official quantization over the base (when it declares a quantization) and
+/// every same-author child of the quantized-children search with a safetensors checkpoint
+/// (DESIGN §10). A member not recognised makes the three facts `not_found_under_policy` /
+/// `quantized_format_not_supported`; else a member whose requests failed makes them
+/// `unavailable` / `open_checkpoint_unavailable` (the caller carries the previous export's
+/// when it has them and every failure was a 5xx or timeout after retries); `findings` names
+/// the repository either way.
 fn smallest_quantization(
     hub: &Hub<'_>,
-    info: &RepoInfo,
-    config: &serde_json::Value,
+    base: &Base<'_>,
+    review: &FactsReview,
     findings: &mut Findings,
 ) -> Result<Vec<(usize, Fact)>, HubError> {
-    let mut candidates: Vec<Candidate> = Vec::new();
-    let mut consider =
-        |repo: &RepoInfo, config: &serde_json::Value| match candidate(hub, repo, config) {
-            Some(candidate) => candidates.push(candidate),
-            None if formats::has_quantization_config(config) => {
-                findings.unsupported_quantizations.push(format!(
-                    "{}: {}",
-                    repo.id,
-                    formats::format_of(config)
-                ));
+    let mut members: Vec<(String, Member)> = Vec::new();
+    if formats::has_quantization_config(base.config) {
+        let member = match base.checkpoint {
+            BaseCheckpoint::Read(files, tensors) => {
+                classify(base.info, base.config, (files, tensors), review)
             }
-            None => {}
+            BaseCheckpoint::None => Member::Outside,
+            BaseCheckpoint::Unread(why) => Member::Unrecognised(why.clone()),
         };
-    consider(info, config);
-    for child in hub.quantized_children(&info.id)? {
-        // A child whose requests fail is skipped, as DESIGN says.
-        let Ok(child_info) = hub.info(&child, None) else {
-            continue;
-        };
-        let Ok(bytes) = hub.file(&child_info, "config.json") else {
-            continue;
-        };
-        let Ok(child_config) = config::parse_config(&bytes) else {
-            continue;
-        };
-        consider(&child_info, &child_config);
+        members.push((base.info.id.clone(), member));
+    }
+    for child in hub.quantized_children(&base.info.id)? {
+        let member = child_member(hub, &child, review);
+        members.push((child, member));
+    }
+    let mut candidates: Vec<Candidate> = Vec::new();
+    let mut unread = false;
+    let mut carried = true;
+    let mut unrecognised = false;
+    for (repo, member) in members {
+        match member {
+            Member::Candidate(c) => candidates.push(c),
+            Member::Outside => {}
+            Member::Unrecognised(why) => {
+                unrecognised = true;
+                findings
+                    .unsupported_quantizations
+                    .push(format!("{repo}: not recognised: {why}"));
+            }
+            Member::Unread { why, transient } => {
+                unread = true;
+                carried &= transient;
+                findings
+                    .unsupported_quantizations
+                    .push(format!("{repo}: not read: {why}"));
+            }
+        }
+    }
+    let missing_all = |state, reason| {
+        [QUANT_BYTES, QUANT_FORMAT, QUANT_BITS]
+            .iter()
+            .map(|&i| (i, missing(state, reason)))
+            .collect()
+    };
+    if unrecognised {
+        return Ok(missing_all(
+            Availability::NotFoundUnderPolicy,
+            "quantized_format_not_supported",
+        ));
+    }
+    if unread {
+        findings.quantization_unread = carried;
+        return Ok(missing_all(
+            Availability::Unavailable,
+            "open_checkpoint_unavailable",
+        ));
     }
     candidates.sort();
-    let none_reason = if findings.unsupported_quantizations.is_empty() {
-        "no_official_quantized_checkpoint"
-    } else {
-        "quantized_format_not_supported"
-    };
-    let facts = match candidates.first() {
+    Ok(match candidates.first() {
         Some((bytes, _, format, bits, url)) => vec![
             (QUANT_BYTES, available(bytes.to_string(), url.clone())),
             (QUANT_FORMAT, available(format.clone(), url.clone())),
             (QUANT_BITS, available(bits.to_string(), url.clone())),
         ],
-        None => [QUANT_BYTES, QUANT_FORMAT, QUANT_BITS]
-            .iter()
-            .map(|&i| (i, missing(Availability::NotFoundUnderPolicy, none_reason)))
-            .collect(),
-    };
-    Ok(facts)
+        None => missing_all(
+            Availability::NotFoundUnderPolicy,
+            "no_official_quantized_checkpoint",
+        ),
+    })
 }
 
-/// A repository as a quantized candidate: quantized by a known method, with a safetensors
-/// checkpoint whose files all have listed sizes.
-fn candidate(hub: &Hub<'_>, info: &RepoInfo, config: &serde_json::Value) -> Option<Candidate> {
-    let (format, bits) = config::quantization(config)?;
-    if !crate::input::validate::is_name_token(&format) {
-        return None;
+/// A quantized child as a member: its model info, then (when it has a safetensors checkpoint)
+/// its configuration, index and headers. A request that fails is `Unread`; an answer that is
+/// not of its format, or a safetensors checkpoint without `config.json`, is `Unrecognised`.
+fn child_member(hub: &Hub<'_>, child: &str, review: &FactsReview) -> Member {
+    let failed = |what: &str, e: HubError| match e {
+        HubError::Broken(why) => Member::Unrecognised(format!("{what}: {why}")),
+        HubError::Denied(404) if what == "config.json" => {
+            Member::Unrecognised("a safetensors checkpoint without config.json".to_string())
+        }
+        HubError::Denied(status) => Member::Unread {
+            why: format!("{what} answered {status}"),
+            transient: false,
+        },
+        HubError::Unavailable(why) | HubError::Unresolved(why) => Member::Unread {
+            why: format!("{what}: {why}"),
+            transient: true,
+        },
+    };
+    let info = match hub.info(child, None) {
+        Ok(info) => info,
+        Err(e) => return failed("model info", e),
+    };
+    let listed = |name: &str| info.siblings.iter().any(|s| s.rfilename == name);
+    // GGUF-only and other repositories without a safetensors checkpoint are outside the set.
+    if !listed(huggingface::INDEX_FILE) && !listed(huggingface::SINGLE_FILE) {
+        return Member::Outside;
     }
-    let (_, files) =
-        huggingface::checkpoint_files(info, || hub.file(info, huggingface::INDEX_FILE)).ok()??;
-    let bytes = checkpoint_bytes(info, &files)?;
-    Some((bytes, info.id.clone(), format, bits, tree_url(info)))
+    let config = match hub.file(&info, "config.json") {
+        Ok(bytes) => match config::parse_config(&bytes) {
+            Ok(config) => config,
+            Err(e) => return Member::Unrecognised(format!("config.json: {e}")),
+        },
+        Err(e) => return failed("config.json", e),
+    };
+    let files =
+        match huggingface::checkpoint_files(&info, || hub.file(&info, huggingface::INDEX_FILE)) {
+            Ok(Some((_, files))) => files,
+            Ok(None) => return Member::Outside,
+            Err(e) => return failed(huggingface::INDEX_FILE, e),
+        };
+    let mut tensors = Vec::new();
+    for file in &files {
+        match hub.header(&info, file) {
+            Ok(found) => tensors.extend(found),
+            Err(e) => return failed(file, e),
+        }
+    }
+    classify(&info, &config, (&files, &tensors), review)
+}
+
+/// A repository with its configuration and tensors: plain (outside the set), a candidate
+/// (a format the table holds, every tensor classified, the bit width its tensors hold agreeing
+/// with what the configuration claims, every checkpoint file's size listed), or not recognised.
+fn classify(
+    info: &RepoInfo,
+    config: &serde_json::Value,
+    (files, tensors): (&[String], &[Tensor]),
+    review: &FactsReview,
+) -> Member {
+    let format = formats::format_of(config);
+    let (_, widths) =
+        match parameters::classify_checkpoint(tensors, &format, &review.buffer_tensor_names) {
+            Ok(found) => found,
+            Err(why) => return Member::Unrecognised(why.to_string()),
+        };
+    if format == formats::Format::Plain {
+        return Member::Outside;
+    }
+    let Some((name, claim)) = config::claim(config) else {
+        return Member::Unrecognised(format!("{format}"));
+    };
+    if !crate::input::validate::is_name_token(&name) {
+        return Member::Unrecognised(format!("the format name {name:?}"));
+    }
+    let bits = match widths.checked(claim) {
+        Ok(bits) => bits,
+        Err(why) => return Member::Unrecognised(format!("{format}: {why}")),
+    };
+    match checkpoint_bytes(info, files) {
+        Some(bytes) => Member::Candidate((bytes, info.id.clone(), name, bits, tree_url(info))),
+        None => Member::Unrecognised("a checkpoint file without a listed size".to_string()),
+    }
 }

@@ -174,7 +174,7 @@ impl RepositoryFacts {
             lines.push(format!("size facts: {why}"));
         }
         for why in &self.findings.unsupported_quantizations {
-            lines.push(format!("quantization not a candidate: {why}"));
+            lines.push(format!("smallest quantization: {why}"));
         }
         lines
     }

@@ -554,14 +554,19 @@ fn assemble_facts(
                         facts,
                         repository,
                         commit,
-                        ..
+                        findings,
                     }) => {
+                        let mut facts = facts.clone();
                         if let Some(old) = previous(id) {
+                            // A quantized child not read: the smallest quantization carried.
+                            if findings.quantization_unread {
+                                facts::carry_smallest_quantization(&mut facts, &old);
+                            }
                             run.changed_facts.extend(changes::changed_facts(
-                                id, repository, commit, &old, facts,
+                                id, repository, commit, &old, &facts,
                             ));
                         }
-                        (facts.clone(), RepositoryOutcome::Read, None)
+                        (facts, RepositoryOutcome::Read, None)
                     }
                     Some(Evidence::Refused(f, outcome, why)) => {
                         (f.clone(), *outcome, Some(why.clone()))

@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use super::formats::{matches, Fit, Format, Packed, Pattern};
+use super::formats::{is_state_name, matches, Fit, Format, Mlx, MlxMode, Packed, Pattern};
 use super::safetensors::Tensor;
 
 /// The parameters of a checkpoint: all of them, and those of its routed experts.
@@ -112,11 +112,64 @@ enum Class<'f> {
     Float,
     /// A packed parameter of the format.
     Packed(&'f Packed),
+    /// An MLX packed `weight` of this many bits per value (32 / bits values per U32).
+    Mlx(u64),
+}
+
+/// The bit widths a checkpoint's quantized parameters hold, from its tensors as classified
+/// (DESIGN §10, amended 2026-11-28): logical parameters by width.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Widths {
+    /// Packed values of a known width (4 for two per byte, 32 / bits per word), and F8 floats
+    /// (8) in a quantized checkpoint.
+    pub exact: BTreeMap<u32, u128>,
+    /// Integer values stored one per element (an I8 `weight`): at most this many bits; the
+    /// configuration says how many.
+    pub at_most: BTreeMap<u32, u128>,
+}
+
+impl Widths {
+    fn add(map: &mut BTreeMap<u32, u128>, bits: u32, n: u128) {
+        let e = map.entry(bits).or_insert(0);
+        *e = e.saturating_add(n);
+    }
+
+    /// The bit width of the checkpoint: the width that most of its quantized parameters hold
+    /// (ties: the smaller), checked against the configuration's `claim`. An exact width must
+    /// equal the claim; a width of values stored one per element is the claim when the claim
+    /// fits in it. `Err` says what disagrees: no quantized tensors, or a claim the tensors
+    /// contradict (a configuration that says 8 bits over 4-bit packed tensors).
+    pub fn checked(&self, claim: Option<u32>) -> Result<u32, String> {
+        let best = self
+            .exact
+            .iter()
+            .map(|(&b, &n)| (n, true, b))
+            .chain(self.at_most.iter().map(|(&b, &n)| (n, false, b)))
+            .max_by(|x, y| x.0.cmp(&y.0).then(y.2.cmp(&x.2)));
+        let Some((_, exact, bits)) = best else {
+            return Err("no quantized tensors".to_string());
+        };
+        match (exact, claim) {
+            (true, Some(c)) if c != bits => Err(format!(
+                "the configuration says {c} bits, its tensors hold {bits}"
+            )),
+            (true, _) => Ok(bits),
+            (false, Some(c)) if c <= bits => Ok(c),
+            (false, Some(c)) => Err(format!(
+                "the configuration says {c} bits, its tensors hold at most {bits}"
+            )),
+            (false, None) => Err(format!(
+                "its tensors hold at most {bits} bits and the configuration says none"
+            )),
+        }
+    }
 }
 
 /// Whether a tensor's last name component is named as quantization state is: scales, zero
-/// points, group indices, absolute maxima, quantization maps and state. Such a tensor is counted
-/// only where the checkpoint's format names it (as auxiliary); elsewhere it is unclassified.
+/// points, group indices, absolute maxima, quantization maps and state, and every name a
+/// writer or loader of the table uses for it (`formats::is_state_name`). Such a tensor is
+/// counted only where the checkpoint's format names it (as auxiliary); elsewhere it is
+/// unclassified.
 fn looks_like_quantization_state(name: &str) -> bool {
     let last = name.rsplit('.').next().unwrap_or(name);
     let parent = name.rsplit('.').nth(1).unwrap_or("");
@@ -138,6 +191,7 @@ fn looks_like_quantization_state(name: &str) -> bool {
         )
         || matches!(last, "k_scale" | "v_scale" | "q_scale")
         || parent == "quant_state"
+        || is_state_name(name)
 }
 
 /// Whether a tensor belongs to the routed experts.
@@ -196,6 +250,7 @@ impl<'a> Classifier<'a> {
             return Ok(Class::NotAParameter);
         }
         let (packed, auxiliary): (&[Packed], &[Pattern]) = match self.format {
+            Format::Mlx(m) => return self.classify_mlx(tensor, m),
             Format::Plain => (&[], &[]),
             Format::Known {
                 packed, auxiliary, ..
@@ -235,6 +290,101 @@ impl<'a> Classifier<'a> {
             dtype: tensor.dtype.clone(),
             format: self.label.clone(),
         })
+    }
+
+    /// MLX (mlx `nn/layers/quantized.py`, `ops.cpp`): `scales` and `biases` are auxiliary; a
+    /// `weight` is packed exactly where its module has `scales` (mlx-lm's own load rule), stored
+    /// U32, at the bits the configuration gives its module, checked against the tensors.
+    fn classify_mlx(&self, tensor: &Tensor, m: &Mlx) -> Result<Class<'a>, CountError> {
+        if ["scales", "biases"]
+            .iter()
+            .any(|p| matches(p, &tensor.name))
+        {
+            return Ok(Class::NotAParameter);
+        }
+        let module = tensor.name.strip_suffix(".weight");
+        let scales = module.and_then(|p| self.by_name.get(format!("{p}.scales").as_str()));
+        if let (Some(module), Some(scales)) = (module, scales) {
+            if tensor.dtype != "U32" {
+                return Err(CountError::PackedDtype {
+                    tensor: tensor.name.clone(),
+                    dtype: tensor.dtype.clone(),
+                    expected: "U32".to_string(),
+                    format: self.label.clone(),
+                });
+            }
+            return self.mlx_bits(tensor, module, scales, m).map(Class::Mlx);
+        }
+        if FLOAT_DTYPES.contains(&tensor.dtype.as_str())
+            && !looks_like_quantization_state(&tensor.name)
+        {
+            return Ok(Class::Float);
+        }
+        Err(CountError::Unclassified {
+            tensor: tensor.name.clone(),
+            dtype: tensor.dtype.clone(),
+            format: self.label.clone(),
+        })
+    }
+
+    /// The bits of an MLX packed weight: the configuration's for its module, checked as the
+    /// writer lays the tensors out (mlx `validate_quantized_input`: `W.cols × 32 / bits =
+    /// scales.cols × group_size`; affine has float `scales` and `biases` of one shape, the float
+    /// modes U8 `scales` and no `biases`).
+    fn mlx_bits(
+        &self,
+        weight: &Tensor,
+        module: &str,
+        scales: &Tensor,
+        m: &Mlx,
+    ) -> Result<u64, CountError> {
+        let Some(claim) = m.of_module(module) else {
+            return Err(self.misfit(
+                weight,
+                format!("the configuration leaves {module:?} unquantized, yet it has scales"),
+            ));
+        };
+        let biases = self.by_name.get(format!("{module}.biases").as_str());
+        let float_scales = FLOAT_DTYPES.contains(&scales.dtype.as_str());
+        let mode_fits = match claim.mode {
+            MlxMode::Affine => {
+                float_scales
+                    && biases.is_some_and(|b| b.shape == scales.shape && b.dtype == scales.dtype)
+            }
+            _ => scales.dtype == "U8" && biases.is_none(),
+        };
+        if !mode_fits {
+            return Err(self.misfit(
+                weight,
+                format!(
+                    "its scales ({}) and biases do not fit the mode {} the configuration gives it",
+                    scales.dtype,
+                    claim.mode.name()
+                ),
+            ));
+        }
+        let (t, s) = (weight.shape.as_slice(), scales.shape.as_slice());
+        let fits = match (t.split_last(), s.split_last()) {
+            (Some((&cols, lead)), Some((&groups, scale_lead))) => {
+                lead == scale_lead
+                    && groups > 0
+                    && u128::from(cols) * 32
+                        == u128::from(claim.bits)
+                            * u128::from(claim.group_size)
+                            * u128::from(groups)
+            }
+            _ => false,
+        };
+        if !fits {
+            return Err(self.misfit(
+                weight,
+                format!(
+                    "its shape {t:?} and its scales' {s:?} are not {} bits in groups of {}",
+                    claim.bits, claim.group_size
+                ),
+            ));
+        }
+        Ok(claim.bits)
     }
 
     /// The logical values of a packed tensor, after checking its shape against its scale's.
@@ -296,6 +446,16 @@ pub fn count_parameters(
     format: &Format,
     buffers: &BTreeSet<String>,
 ) -> Result<ParameterCount, CountError> {
+    classify_checkpoint(tensors, format, buffers).map(|(count, _)| count)
+}
+
+/// [`count_parameters`], with the bit widths the quantized parameters hold (F8 floats count as
+/// 8 bits where the format is a quantization).
+pub fn classify_checkpoint(
+    tensors: &[Tensor],
+    format: &Format,
+    buffers: &BTreeSet<String>,
+) -> Result<(ParameterCount, Widths), CountError> {
     let classifier = Classifier {
         format,
         label: format.to_string(),
@@ -303,12 +463,49 @@ pub fn count_parameters(
         buffers,
     };
     let mut count = ParameterCount::default();
+    let mut widths = Widths::default();
+    let mut anchor = HiddenAnchor::default();
     for tensor in tensors {
         let overflow = || CountError::Overflow(tensor.name.clone());
-        let parameters = match classifier.classify(tensor)? {
+        let class = classifier.classify(tensor)?;
+        anchor.see(tensor, class);
+        let parameters = match class {
             Class::NotAParameter => 0,
-            Class::Float => elements(tensor)?,
-            Class::Packed(p) => classifier.unpacked(tensor, p)?,
+            Class::Float => {
+                let n = elements(tensor)?;
+                if tensor.dtype.starts_with("F8_") && *format != Format::Plain {
+                    Widths::add(&mut widths.exact, 8, n);
+                }
+                n
+            }
+            Class::Packed(p) => {
+                let n = classifier.unpacked(tensor, p)?;
+                // Bits per logical value: the stored element's bits × denominator / numerator.
+                let storage = storage_bits(p.dtype).unwrap_or(0) * p.denominator;
+                let width = |b: u128| u32::try_from(b).ok().filter(|&b| b > 0);
+                if p.numerator == 1 && p.denominator == 1 {
+                    if let Some(b) = width(storage) {
+                        Widths::add(&mut widths.at_most, b, n);
+                    }
+                } else if storage.is_multiple_of(p.numerator) {
+                    if let Some(b) = width(storage / p.numerator) {
+                        Widths::add(&mut widths.exact, b, n);
+                    }
+                }
+                n
+            }
+            Class::Mlx(bits) => {
+                let scaled = elements(tensor)?.checked_mul(32).ok_or_else(overflow)?;
+                let bits = u128::from(bits);
+                if scaled % bits != 0 {
+                    return Err(
+                        classifier.misfit(tensor, "its packed values are not whole".to_string())
+                    );
+                }
+                let width = u32::try_from(bits).map_err(|_| overflow())?;
+                Widths::add(&mut widths.exact, width, scaled / bits);
+                scaled / bits
+            }
         };
         count.total = count.total.checked_add(parameters).ok_or_else(overflow)?;
         if is_routed_expert(&tensor.name) {
@@ -318,7 +515,73 @@ pub fn count_parameters(
                 .ok_or_else(overflow)?;
         }
     }
-    Ok(count)
+    if let Some(tensor) = anchor.unanchored() {
+        return Err(classifier.misfit(
+            tensor,
+            "the width most packed modules unpack to is no norm vector's (the hidden size): the \
+             configuration's bits and group size, whose product alone the tensors fix in affine \
+             mode, do not fit them"
+                .to_string(),
+        ));
+    }
+    Ok((count, widths))
+}
+
+/// MLX affine tensors fix only bits × group size (4-bit groups of 64 and 8-bit groups of 32
+/// store alike), so the configuration's claim is anchored on a width the checkpoint states in
+/// floats: the width most packed modules unpack to is the length of a norm vector (the hidden
+/// size, which most of a transformer's projections take in: q, k, v, gate, up, the
+/// embedding). A claim of the same product over other bits makes every width half or twice
+/// as wide. Without norm vectors there is no anchor and no check.
+#[derive(Default)]
+struct HiddenAnchor<'t> {
+    /// The first MLX packed weight.
+    first: Option<&'t Tensor>,
+    /// The packed weights by the width they unpack to.
+    widths: BTreeMap<u128, usize>,
+    /// The lengths of the float norm vectors.
+    norms: BTreeSet<u128>,
+}
+
+impl<'t> HiddenAnchor<'t> {
+    fn see(&mut self, tensor: &'t Tensor, class: Class<'_>) {
+        match (class, tensor.shape.as_slice()) {
+            (Class::Mlx(bits), [.., cols]) if bits > 0 => {
+                self.first.get_or_insert(tensor);
+                *self
+                    .widths
+                    .entry(u128::from(*cols) * 32 / u128::from(bits))
+                    .or_insert(0) += 1;
+            }
+            (Class::Float, [n]) if tensor.name.contains("norm") => {
+                self.norms.insert(u128::from(*n));
+            }
+            _ => {}
+        }
+    }
+
+    /// The first packed weight when the width most packed modules unpack to is no norm's.
+    fn unanchored(&self) -> Option<&'t Tensor> {
+        let most = self.widths.values().copied().max()?;
+        let anchored = self
+            .widths
+            .iter()
+            .any(|(w, &n)| n == most && self.norms.contains(w));
+        (!self.norms.is_empty() && !anchored)
+            .then_some(self.first)
+            .flatten()
+    }
+}
+
+/// Bits per stored element of an integer dtype a writer packs into.
+fn storage_bits(dtype: &str) -> Option<u128> {
+    match dtype {
+        "U8" | "I8" => Some(8),
+        "I16" | "U16" => Some(16),
+        "I32" | "U32" => Some(32),
+        "I64" | "U64" => Some(64),
+        _ => None,
+    }
 }
 
 /// Active parameters: total − R × (E − k) / E with R the routed-expert parameters, E the

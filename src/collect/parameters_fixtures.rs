@@ -60,7 +60,7 @@ fn count(fixture: &Fixture, tensors: &[Tensor]) -> Result<ParameterCount, CountE
 #[test]
 fn every_format_counts_the_float_models_parameters() {
     assert!(
-        fixtures().len() >= 11,
+        fixtures().len() >= 24,
         "{} format fixtures",
         fixtures().len()
     );
@@ -154,5 +154,236 @@ proptest! {
         let mut tensors = f.tensors.clone();
         tensors[i].dtype = dtype.to_string();
         prop_assert!(count(f, &tensors).is_err(), "{} {} as {dtype}", f.folder, tensors[i].name);
+    }
+}
+
+/// The bit width each fixture's writer stores its weights at.
+const BITS: [(&str, u32); 22] = [
+    ("awq-4bit", 4),
+    ("bitsandbytes-fp4", 4),
+    ("bitsandbytes-int8", 8),
+    ("bitsandbytes-nf4", 4),
+    ("compressed-tensors-fp8", 8),
+    ("compressed-tensors-nvfp4", 4),
+    ("compressed-tensors-w4a16", 4),
+    ("compressed-tensors-w4a16-asym-actorder", 4),
+    ("compressed-tensors-w4a16-moe", 4),
+    ("compressed-tensors-w8a16", 8),
+    ("compressed-tensors-w8a8-int8", 8),
+    ("fp8-block", 8),
+    ("gptq-4bit", 4),
+    ("mlx-affine-4bit", 4),
+    ("mlx-affine-8bit", 8),
+    ("mlx-affine-mixed-4-6", 4),
+    ("mlx-mxfp4", 4),
+    ("mlx-mxfp8", 8),
+    ("mlx-nvfp4", 4),
+    ("modelopt-fp8", 8),
+    ("modelopt-nvfp4", 4),
+    ("mxfp4", 4),
+];
+
+/// The bit width a fixture's tensors hold, checked against its config's claim.
+fn bit_width(f: &Fixture) -> Result<u32, String> {
+    let (_, widths) = classify_checkpoint(&f.tensors, &format_of(&f.config), &BTreeSet::new())
+        .map_err(|e| e.to_string())?;
+    let claim = crate::collect::config::claim(&f.config).ok_or("no claim")?;
+    widths.checked(claim.1)
+}
+
+#[test]
+fn every_format_states_the_bit_width_its_tensors_hold() {
+    let quark = [("quark-fp8-kv", 8), ("quark-mxfp4", 4)];
+    for f in fixtures() {
+        let expected = BITS
+            .iter()
+            .chain(quark.iter())
+            .find(|(folder, _)| *folder == f.folder)
+            .map(|(_, bits)| *bits)
+            .unwrap_or_else(|| panic!("{}: add its bit width to BITS", f.folder));
+        assert_eq!(bit_width(f), Ok(expected), "{}", f.folder);
+    }
+    // The mixed recipe's modules hold 4 and 6 bits; most of its parameters are 4-bit.
+    let mixed = fixtures()
+        .iter()
+        .find(|f| f.folder == "mlx-affine-mixed-4-6")
+        .expect("fixture");
+    let (_, widths) =
+        classify_checkpoint(&mixed.tensors, &format_of(&mixed.config), &BTreeSet::new())
+            .expect("counts");
+    assert_eq!(widths.exact.keys().copied().collect::<Vec<_>>(), [4, 6]);
+}
+
+#[test]
+fn a_config_whose_claim_the_tensors_contradict_is_not_a_bit_width() {
+    // The case: fp8 declared over 4-bit packed tensors is never 8 bits (here the
+    // tensors do not even count under it); an MLX config claiming 8 bits over 4-bit tensors,
+    // or 8-bit groups of 32 over 4-bit groups of 64 (one product), is a misfit.
+    let pick = |folder: &str| {
+        fixtures()
+            .iter()
+            .find(|f| f.folder == folder)
+            .expect("fixture")
+    };
+    for (folder, claim) in [
+        (
+            "modelopt-nvfp4",
+            serde_json::json!({"quant_method": "fp8", "activation_scheme": "dynamic"}),
+        ),
+        (
+            "compressed-tensors-w4a16",
+            serde_json::json!({"quant_method": "fp8"}),
+        ),
+        (
+            "mlx-affine-4bit",
+            serde_json::json!({"group_size": 64, "bits": 8, "mode": "affine"}),
+        ),
+        (
+            "mlx-mxfp4",
+            serde_json::json!({"group_size": 32, "bits": 8, "mode": "mxfp8"}),
+        ),
+        (
+            "mlx-affine-4bit",
+            serde_json::json!({"group_size": 64, "bits": 4, "mode": "mxfp4"}),
+        ),
+    ] {
+        let f = pick(folder);
+        let mut config = f.config.clone();
+        config["quantization_config"] = claim.clone();
+        if config.get("quantization").is_some() {
+            config["quantization"] = claim.clone();
+        }
+        let g = Fixture {
+            folder: f.folder.clone(),
+            config,
+            tensors: f.tensors.clone(),
+            expected: f.expected.clone(),
+        };
+        assert!(bit_width(&g).is_err(), "{folder} claiming {claim}");
+    }
+    // 8-bit groups of 32 over 4-bit groups of 64 passes the product check of every module, but
+    // no module then unpacks to the hidden size its norms give: a misfit, never half the count.
+    let f = pick("mlx-affine-4bit");
+    let mut config = f.config.clone();
+    let claim = serde_json::json!({"group_size": 32, "bits": 8, "mode": "affine"});
+    config["quantization_config"] = claim.clone();
+    config["quantization"] = claim;
+    assert!(
+        matches!(
+            count_parameters(&f.tensors, &format_of(&config), &BTreeSet::new()),
+            Err(CountError::Misfit { .. })
+        ),
+        "a claim of the same product is anchored on the hidden size"
+    );
+    // 2-bit groups of 128 over 8-bit groups of 32: the same.
+    let f = pick("mlx-affine-8bit");
+    let mut config = f.config.clone();
+    let claim = serde_json::json!({"group_size": 128, "bits": 4, "mode": "affine"});
+    config["quantization_config"] = claim.clone();
+    config["quantization"] = claim;
+    assert!(count_parameters(&f.tensors, &format_of(&config), &BTreeSet::new()).is_err());
+}
+
+/// A concrete tensor-name tail for a pattern (`*_scales` → `gate_up_proj_scales`).
+fn concrete(pattern: Pattern) -> String {
+    if let Some(suffix) = pattern.strip_prefix('*') {
+        return format!("gate_up_proj{suffix}");
+    }
+    if let Some(stem) = pattern.strip_suffix(".*") {
+        return format!("{stem}.bitsandbytes__nf4");
+    }
+    pattern.to_string()
+}
+
+/// Every state name a writer or loader of the fixture's format uses (its auxiliary names), and
+/// every one any writer or loader of the table uses for state alone (not the names some models
+/// also give plain parameters, such as modelopt's `k_bias`), concrete.
+fn state_names(f: &Fixture) -> Vec<String> {
+    let own: Vec<Pattern> = match format_of(&f.config) {
+        Format::Known { auxiliary, .. } => auxiliary,
+        Format::Mlx(_) => vec!["scales", "biases"],
+        _ => Vec::new(),
+    };
+    crate::collect::formats::STATE_NAMES
+        .iter()
+        .flat_map(|(_, patterns)| patterns.iter())
+        .filter(|p| is_state_name(&concrete(p)))
+        .chain(own.iter())
+        .map(|p| concrete(p))
+        .collect()
+}
+
+/// Whether any writer or loader of the table names `name` as state (its shared names too).
+fn named_as_state(name: &str) -> bool {
+    crate::collect::formats::STATE_NAMES
+        .iter()
+        .any(|(_, patterns)| patterns.iter().any(|p| matches(p, name)))
+        || looks_like_quantization_state(name)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// A float tensor added under a state name any writer or loader uses (in a module of the
+    /// checkpoint or a new one) never changes the count: it is auxiliary, or the count fails.
+    #[test]
+    fn a_float_tensor_under_a_state_name_never_changes_the_count(
+        pick in any::<prop::sample::Index>(),
+        name in any::<prop::sample::Index>(),
+        at in any::<prop::sample::Index>(),
+        fresh in any::<bool>(),
+        dtype in prop::sample::select(vec!["BF16", "F16", "F32", "F8_E4M3"]),
+        shape in proptest::collection::vec(1u64..64, 0..3),
+    ) {
+        let f = &fixtures()[pick.index(fixtures().len())];
+        let names = state_names(f);
+        let tail = &names[name.index(names.len())];
+        let module = if fresh {
+            "model.layers.0.probe".to_string()
+        } else {
+            let beside = &f.tensors[at.index(f.tensors.len())].name;
+            beside.rsplit_once('.').map_or(String::new(), |(m, _)| m.to_string())
+        };
+        let full = if module.is_empty() { tail.clone() } else { format!("{module}.{tail}") };
+        prop_assume!(f.tensors.iter().all(|t| t.name != full));
+        let before = count(f, &f.tensors).expect("the fixture counts");
+        let mut tensors = f.tensors.clone();
+        tensors.push(Tensor { name: full.clone(), dtype: dtype.to_string(), shape });
+        if let Ok(after) = count(f, &tensors) {
+            prop_assert_eq!(after, before, "{} + {} ({})", &f.folder, &full, dtype);
+        }
+    }
+
+    /// A float tensor added under a name no writer or loader uses for state, in a new module,
+    /// is a plain parameter: the count grows by its elements.
+    #[test]
+    fn a_float_tensor_under_another_name_stays_a_parameter(
+        pick in any::<prop::sample::Index>(),
+        tail in prop_oneof![
+            prop::sample::select(vec![
+                "weight", "bias", "layer_scale", "logit_scale", "gamma", "beta", "inv_freq",
+                "e_score_correction_bias", "A_log", "D", "dt_bias", "q_norm.weight",
+                "conv1d.weight", "embedding", "scale", "router.weight", "gate.weight",
+            ]).prop_map(str::to_string),
+            "[a-z]{1,8}(_[a-z]{1,8})?",
+        ],
+        dtype in prop::sample::select(vec!["BF16", "F16", "F32"]),
+        shape in proptest::collection::vec(1u64..64, 0..3),
+    ) {
+        let f = &fixtures()[pick.index(fixtures().len())];
+        let full = format!("model.layers.0.probe.{tail}");
+        prop_assume!(!named_as_state(&full));
+        let before = count(f, &f.tensors).expect("the fixture counts");
+        let mut tensors = f.tensors.clone();
+        let elements: u128 = shape.iter().map(|&d| u128::from(d)).product();
+        tensors.push(Tensor { name: full.clone(), dtype: dtype.to_string(), shape });
+        let after = count(f, &tensors);
+        prop_assert_eq!(
+            after.map(|c| c.total),
+            Ok(before.total + elements),
+            "{} + {}",
+            &f.folder,
+            &full
+        );
     }
 }

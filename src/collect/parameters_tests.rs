@@ -413,3 +413,152 @@ proptest! {
         }
     }
 }
+
+fn mlx(q: serde_json::Value) -> Format {
+    format_of(&json!({ "quantization": q.clone(), "quantization_config": q }))
+}
+
+#[test]
+fn mlx_weights_are_packed_exactly_where_their_module_has_scales() {
+    let affine4 = mlx(json!({"group_size": 64, "bits": 4}));
+    let packed = [
+        tensor("m.q_proj.weight", "U32", &[256, 32]),
+        tensor("m.q_proj.scales", "BF16", &[256, 4]),
+        tensor("m.q_proj.biases", "BF16", &[256, 4]),
+        tensor("m.q_proj.bias", "BF16", &[256]),
+        tensor("m.norm.weight", "BF16", &[256]),
+    ];
+    // 256 × 256 unpacked, the float bias and the norm; scales and biases are state.
+    assert_eq!(total(&packed, &affine4), Ok(65_536 + 256 + 256));
+    // A U32 weight without scales is no rule's; a float weight beside scales is not packed.
+    let mut lone = packed.to_vec();
+    lone.retain(|t| !t.name.ends_with("scales"));
+    assert!(matches!(
+        total(&lone, &affine4),
+        Err(CountError::Unclassified { ref tensor, .. }) if tensor == "m.q_proj.weight"
+    ));
+    let mut float = packed.to_vec();
+    float[0].dtype = "BF16".to_string();
+    assert!(matches!(
+        total(&float, &affine4),
+        Err(CountError::PackedDtype { .. })
+    ));
+    // Affine without its biases, a module the config leaves unquantized, and a claim of 8 bits
+    // over 4-bit words are misfits, never a count.
+    let mut unbiased = packed.to_vec();
+    unbiased.retain(|t| !t.name.ends_with("biases"));
+    let left_out = mlx(json!({"group_size": 64, "bits": 4, "m.q_proj": false}));
+    for (tensors, f) in [
+        (&unbiased[..], &affine4),
+        (&packed[..], &left_out),
+        (&packed[..], &mlx(json!({"group_size": 64, "bits": 8}))),
+        (
+            &packed[..],
+            &mlx(json!({"group_size": 32, "bits": 4, "mode": "mxfp4"})),
+        ),
+    ] {
+        assert!(
+            matches!(total(tensors, f), Err(CountError::Misfit { .. })),
+            "{f}"
+        );
+    }
+    // A module's own entry wins over the model's: 6 bits here (16/3 values per word).
+    let six = mlx(json!({"group_size": 64, "bits": 4, "m.q_proj": {"group_size": 64, "bits": 6}}));
+    let mut wide = packed.to_vec();
+    wide[0].shape = vec![256, 48];
+    assert_eq!(total(&wide, &six), Ok(65_536 + 256 + 256));
+    // Only `quantization` (mlx-lm before 2024-09-04) is a declaration too, not plain.
+    let old = format_of(&json!({"quantization": {"group_size": 64, "bits": 4}}));
+    assert_eq!(total(&packed, &old), Ok(65_536 + 256 + 256));
+}
+
+#[test]
+fn quark_names_its_state_on_any_module_and_packs_fp4_beside_its_scale() {
+    let quark = |dtype: &str| {
+        format(
+            json!({"quant_method": "quark", "global_quant_config": {"weight":
+            {"dtype": dtype, "qscheme": if dtype == "fp4" { "per_group" } else { "per_tensor" },
+             "group_size": if dtype == "fp4" { json!(32) } else { json!(null) }}}}),
+        )
+    };
+    let fp8 = [
+        tensor("m.k_proj.weight", "F8_E4M3", &[128, 256]),
+        tensor("m.k_proj.weight_scale", "F32", &[]),
+        tensor("m.k_proj.input_scale", "F32", &[]),
+        tensor("m.k_proj.output_scale", "F32", &[]),
+        tensor("m.o_proj.output_scale", "F32", &[]),
+        tensor("m.self_attn.prob_output_scale", "F32", &[]),
+        tensor("m.o_proj.input_rotation", "I8", &[64, 64]),
+    ];
+    assert_eq!(total(&fp8, &quark("fp8_e4m3")), Ok(32_768));
+    let fp4 = [
+        tensor("m.up_proj.weight", "U8", &[512, 128]),
+        tensor("m.up_proj.weight_scale", "U8", &[512, 8]),
+        tensor("lm_head.weight", "BF16", &[8, 256]),
+    ];
+    assert_eq!(total(&fp4, &quark("fp4")), Ok(131_072 + 2_048));
+    assert!(
+        total(&fp4[..1], &quark("fp4")).is_err(),
+        "no scale marks it"
+    );
+    // Element types not in the table yet, and FP4 beside FP8 layers: unknown, not guessed.
+    for q in [
+        json!({"quant_method": "quark", "global_quant_config": {"weight": {"dtype": "int4", "qscheme": "per_group"}}}),
+        json!({"quant_method": "quark", "global_quant_config": {"weight": {"dtype": "fp4", "qscheme": "per_group", "group_size": 32}},
+               "layer_quant_config": {"*self_attn*": {"weight": {"dtype": "fp8_e4m3", "qscheme": "per_tensor"}}}}),
+        json!({"quant_method": "quark", "global_quant_config": {"weight": [{"dtype": "fp8_e4m3"}, {"dtype": "fp4"}]}}),
+    ] {
+        assert!(matches!(format(q.clone()), Format::Unknown(_)), "{q}");
+    }
+}
+
+#[test]
+fn kv_and_output_scales_the_loaders_map_are_state() {
+    // Quark's FP8-KV export under quant_method fp8 (custom_mode fp8) or as Quark writes it:
+    // `k_proj.output_scale` is never a parameter (the issue counted it: total +64).
+    let tensors = [
+        tensor("m.k_proj.weight", "F8_E4M3", &[128, 256]),
+        tensor("m.k_proj.output_scale", "F32", &[]),
+        tensor("m.attn.prob_output_scale", "F32", &[]),
+        tensor("m.attn.kv_scale", "F32", &[]),
+    ];
+    assert_eq!(
+        total(&tensors, &format(json!({"quant_method": "fp8"}))),
+        Ok(32_768)
+    );
+    for name in [
+        "m.k_proj.output_scale",
+        "m.o_proj.biases",
+        "m.o_proj.bias_zero_point",
+    ] {
+        let plain = [tensor("m.weight", "BF16", &[4]), tensor(name, "F32", &[1])];
+        assert!(
+            matches!(
+                total(&plain, &Format::Plain),
+                Err(CountError::Unclassified { .. })
+            ),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn the_bit_width_is_the_tensors_checked_against_the_claim() {
+    let widths = |exact: &[(u32, u128)], at_most: &[(u32, u128)]| Widths {
+        exact: exact.iter().copied().collect(),
+        at_most: at_most.iter().copied().collect(),
+    };
+    assert_eq!(widths(&[(4, 100)], &[]).checked(Some(4)), Ok(4));
+    assert!(widths(&[(4, 100)], &[]).checked(Some(8)).is_err());
+    assert_eq!(widths(&[(4, 100)], &[]).checked(None), Ok(4));
+    // Most parameters decide (a mixed recipe); ties go to the smaller width.
+    assert_eq!(widths(&[(4, 100), (6, 40)], &[]).checked(Some(4)), Ok(4));
+    assert_eq!(widths(&[(4, 50), (8, 50)], &[]).checked(None), Ok(4));
+    // One value per I8 element holds at most 8 bits: the claim says how many.
+    assert_eq!(widths(&[], &[(8, 10)]).checked(Some(4)), Ok(4));
+    assert!(widths(&[], &[(8, 10)]).checked(None).is_err());
+    assert!(
+        widths(&[], &[]).checked(Some(8)).is_err(),
+        "no quantized tensors"
+    );
+}

@@ -127,7 +127,7 @@ pub(super) fn markdown(
             uncounted,
         ),
         (
-            "Quantizations that are not candidates** (`quantized_format_not_supported` when no other is)",
+            "Smallest quantizations kept unknown: same-author repositories not recognised or not read** (`quantized_format_not_supported`; not read: carried, else `open_checkpoint_unavailable`)",
             unsupported,
         ),
     ] {

@@ -607,125 +607,304 @@ fn a_warm_cache_makes_no_file_requests() {
     );
 }
 
-#[test]
-fn a_smaller_official_quantization_of_the_same_author_wins() {
+/// A same-author child holding a format fixture's checkpoint (`tests/fixtures/formats/<folder>`:
+/// the config and the header as that writer writes them), its one `model.safetensors` listed at
+/// `size` bytes; `edit` changes the config first.
+fn format_child(id: &str, folder: &str, size: u64, edit: impl FnOnce(&mut Value)) -> FixtureRepo {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/formats")
+        .join(folder);
+    let mut config: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("config.json")).expect("config"))
+            .expect("config JSON");
+    edit(&mut config);
+    let mut header = std::fs::read(dir.join("header.json")).expect("header");
+    header.resize(header.len().next_multiple_of(8), b' ');
+    let mut file = (header.len() as u64).to_le_bytes().to_vec();
+    file.extend(header);
+    let mut repo = hf::config_repo("meta-llama__Meta-Llama-3.1-8B");
+    repo.id = id.to_string();
+    let config = serde_json::to_vec(&config).expect("json");
+    repo.sizes.insert("config.json".into(), config.len() as u64);
+    repo.files.insert("config.json".into(), config);
+    repo.sizes.insert("model.safetensors".into(), size);
+    repo.files.insert("model.safetensors".into(), file);
+    repo
+}
+
+/// A same-author child that publishes GGUF files only: outside the set.
+fn gguf_child(id: &str) -> FixtureRepo {
+    let mut repo = hf::config_repo("meta-llama__Meta-Llama-3.1-8B");
+    repo.id = id.to_string();
+    repo.files.clear();
+    repo.sizes.clear();
+    repo.sizes.insert("model-Q4_K_M.gguf".into(), 1);
+    repo
+}
+
+const QUANT_FACTS: [&str; 3] = [
+    "smallest_quant_checkpoint_bytes",
+    "smallest_quant_format",
+    "smallest_quant_bit_width",
+];
+
+/// Serves the Llama 3.1 8B base with `children` and the children `failing` (ID and the status
+/// their model info answers) and runs one night; its facts for the base and its report.
+fn night_with_children(
+    children: &[&FixtureRepo],
+    failing: &[(&str, u16)],
+    dir: &Path,
+    previous: Option<&Path>,
+) -> (Value, model_demand::collect::report::RunReport) {
     let base = hf::repo("meta-llama__Meta-Llama-3.1-8B");
-    let config: Value = serde_json::from_slice(&base.files["config.json"]).expect("config");
-    let child = |id: &str, quant: Value, size: u64| {
-        let mut repo = hf::repo("meta-llama__Meta-Llama-3.1-8B");
-        repo.id = id.to_string();
-        let mut c = config.clone();
-        c["quantization_config"] = quant;
-        repo.files.insert(
-            "config.json".to_string(),
-            serde_json::to_vec(&c).expect("json"),
-        );
-        for (name, s) in repo.sizes.iter_mut() {
-            if name.ends_with(".safetensors") && !name.contains('/') {
-                *s = size;
-            }
-        }
-        repo
-    };
-    let fp8 = child(
-        "meta-llama/Llama-3.1-8B-FP8",
-        json!({"quant_method": "fp8"}),
-        2_000_000_000,
-    );
-    let int4 = child(
-        "meta-llama/Llama-3.1-8B-AWQ",
-        json!({"quant_method": "awq", "bits": 4}),
-        1_000_000_000,
-    );
-    let unknown = child(
-        "meta-llama/Llama-3.1-8B-X",
-        json!({"quant_method": "mystery"}),
-        1,
-    );
     let standin = StandIn::start();
     script(&standin, std::slice::from_ref(&base));
-    hf::serve(
-        &standin,
-        &base,
-        &[
-            &fp8.id,
-            &int4.id,
-            &unknown.id,
-            "meta-llama/Llama-3.1-8B-Broken",
-        ],
-    );
-    for repo in [&fp8, &int4, &unknown] {
+    let mut ids: Vec<&str> = children.iter().map(|c| c.id.as_str()).collect();
+    ids.extend(failing.iter().map(|(id, _)| *id));
+    hf::serve(&standin, &base, &ids);
+    for repo in children {
         hf::serve(&standin, repo, &[]);
     }
-    standin.route(
-        "/api/models/meta-llama/Llama-3.1-8B-Broken?blobs=true",
-        vec![Reply::error(500)],
+    for (id, status) in failing {
+        standin.route(
+            &format!("/api/models/{id}?blobs=true"),
+            vec![Reply::error(*status)],
+        );
+    }
+    let (result, report) = sources::run_with_report(&standin, dir, |o| CollectOptions {
+        previous_export: previous.map(Path::to_path_buf),
+        ..o
+    });
+    result.expect("the night collects");
+    let f = facts(&dir.join("out"))["meta-llama/llama-3.1-8b"].clone();
+    (f, report)
+}
+
+#[test]
+fn a_smaller_official_quantization_of_the_same_author_wins() {
+    // The case: an AWQ child of 6.1 GB and an official MLX 4-bit child of 4.6 GB, each
+    // written as its writer writes it; an FP8 child larger still, and a GGUF-only child
+    // (outside the set). The MLX child wins, its bit width read from its tensors.
+    let fp8 = format_child(
+        "meta-llama/Llama-3.1-8B-FP8",
+        "fp8-block",
+        8_000_000_000,
+        |_| {},
+    );
+    let awq = format_child(
+        "meta-llama/Llama-3.1-8B-AWQ",
+        "awq-4bit",
+        6_098_581_160,
+        |_| {},
+    );
+    let mlx = format_child(
+        "meta-llama/Llama-3.1-8B-MLX-4bit",
+        "mlx-affine-4bit",
+        4_607_835_160,
+        |_| {},
+    );
+    let gguf = gguf_child("meta-llama/Llama-3.1-8B-GGUF");
+    let dir = common::tempdir().expect("temp dir");
+    let (f, report) = night_with_children(&[&fp8, &awq, &mlx, &gguf], &[], dir.path(), None);
+    assert_eq!(
+        value(&f, "smallest_quant_checkpoint_bytes").as_deref(),
+        Some("4607835160")
+    );
+    assert_eq!(
+        value(&f, "smallest_quant_format").as_deref(),
+        Some("mlx-affine")
+    );
+    assert_eq!(value(&f, "smallest_quant_bit_width").as_deref(), Some("4"));
+    let tree = format!("https://huggingface.co/{}/tree/{}", mlx.id, mlx.sha);
+    assert_eq!(f["smallest_quant_format"]["source_url"], tree.as_str());
+    assert!(
+        report.unsupported_quantizations.is_empty(),
+        "{:?}",
+        report.unsupported_quantizations
+    );
+
+    // Without the MLX child the AWQ child is the smallest; the bits its tensors hold.
+    let dir = common::tempdir().expect("temp dir");
+    let (f, _) = night_with_children(&[&fp8, &awq, &gguf], &[], dir.path(), None);
+    assert_eq!(value(&f, "smallest_quant_format").as_deref(), Some("awq"));
+    assert_eq!(value(&f, "smallest_quant_bit_width").as_deref(), Some("4"));
+    assert_eq!(
+        value(&f, "smallest_quant_checkpoint_bytes").as_deref(),
+        Some("6098581160")
+    );
+}
+
+#[test]
+fn an_unrecognised_same_author_child_keeps_the_smallest_unknown_naming_it() {
+    // Beside recognised children: a child of a method the rules do not know, and one whose
+    // config says fp8 over 4-bit packed tensors (never 8 bits). Each alone keeps the three
+    // facts unknown, and the run report and `facts REPO` name the child and what was not
+    // recognised.
+    let awq = format_child(
+        "meta-llama/Llama-3.1-8B-AWQ",
+        "awq-4bit",
+        6_000_000_000,
+        |_| {},
+    );
+    let mlx = format_child(
+        "meta-llama/Llama-3.1-8B-MLX",
+        "mlx-affine-4bit",
+        4_000_000_000,
+        |_| {},
+    );
+    let hqq = format_child("meta-llama/Llama-3.1-8B-HQQ", "awq-4bit", 1, |c| {
+        c["quantization_config"] = json!({"quant_method": "hqq", "nbits": 4});
+    });
+    let fp8_claim = format_child("meta-llama/Llama-3.1-8B-NVFP4", "modelopt-nvfp4", 1, |c| {
+        c["quantization_config"] = json!({"quant_method": "fp8", "activation_scheme": "dynamic"});
+    });
+    for (odd, why) in [
+        (&hqq, "declares hqq, not a format the rules know"),
+        (
+            &fp8_claim,
+            "(U8) is not a parameter, buffer or auxiliary tensor of the format fp8",
+        ),
+    ] {
+        let dir = common::tempdir().expect("temp dir");
+        let (f, report) = night_with_children(&[&awq, odd, &mlx], &[], dir.path(), None);
+        for fact in QUANT_FACTS {
+            assert_eq!(
+                f[fact]["state"], "not_found_under_policy",
+                "{} {fact}",
+                odd.id
+            );
+            assert_eq!(
+                f[fact]["reason"], "quantized_format_not_supported",
+                "{} {fact}",
+                odd.id
+            );
+        }
+        let named: Vec<&str> = report
+            .unsupported_quantizations
+            .iter()
+            .map(|r| r.why.as_str())
+            .collect();
+        assert_eq!(named.len(), 1, "{named:?}");
+        assert!(
+            named[0].starts_with(&format!("{}: not recognised: ", odd.id))
+                && named[0].contains(why),
+            "{named:?}"
+        );
+        assert!(report.to_markdown().contains(&odd.id));
+    }
+}
+
+#[test]
+fn a_child_whose_requests_fail_carries_the_previous_smallest_else_unavailable() {
+    // The minimum over the children that were read could be larger than the true smallest:
+    // a 5xx after retries carries the previous export's three facts, else they are unavailable.
+    let awq = format_child(
+        "meta-llama/Llama-3.1-8B-AWQ",
+        "awq-4bit",
+        6_000_000_000,
+        |_| {},
+    );
+    let mlx = format_child(
+        "meta-llama/Llama-3.1-8B-MLX",
+        "mlx-affine-4bit",
+        4_000_000_000,
+        |_| {},
     );
     let dir = common::tempdir().expect("temp dir");
-    run(&standin, &dir.path().join("out"), None);
-    let all = facts(&dir.path().join("out"));
-    let f = &all["meta-llama/llama-3.1-8b"];
+    // Night 1: every child read; the MLX child is the smallest.
+    let (first, _) = night_with_children(&[&awq, &mlx], &[], &dir.path().join("n1"), None);
     assert_eq!(
-        value(f, "smallest_quant_checkpoint_bytes").as_deref(),
-        Some("4000000000"),
-        "4 shards × 1 GB"
+        value(&first, "smallest_quant_format").as_deref(),
+        Some("mlx-affine")
     );
-    assert_eq!(value(f, "smallest_quant_format").as_deref(), Some("awq"));
-    assert_eq!(value(f, "smallest_quant_bit_width").as_deref(), Some("4"));
-    let tree = format!("https://huggingface.co/{}/tree/{}", int4.id, int4.sha);
-    assert_eq!(f["smallest_quant_format"]["source_url"], tree.as_str());
+    // Night 2: the MLX child's requests fail. Without a previous export: unavailable.
+    let (f, report) = night_with_children(
+        &[&awq],
+        &[(mlx.id.as_str(), 500)],
+        &dir.path().join("n2"),
+        None,
+    );
+    for fact in QUANT_FACTS {
+        assert_eq!(f[fact]["state"], "unavailable", "{fact}");
+        assert_eq!(f[fact]["reason"], "open_checkpoint_unavailable", "{fact}");
+    }
+    assert!(
+        report
+            .unsupported_quantizations
+            .iter()
+            .any(|r| r.why.starts_with(&format!("{}: not read: ", mlx.id))),
+        "{:?}",
+        report.unsupported_quantizations
+    );
+    // With the previous export: its three facts carried unchanged (never the AWQ child's,
+    // which a minimum over what was read would give).
+    let previous = dir.path().join("n1").join("out").join("export.json");
+    let (f, _) = night_with_children(
+        &[&awq],
+        &[(mlx.id.as_str(), 500)],
+        &dir.path().join("n3"),
+        Some(&previous),
+    );
+    for fact in QUANT_FACTS {
+        assert_eq!(f[fact], first[fact], "{fact}");
+    }
+    // The other facts are this night's, not carried.
+    assert_eq!(f["total_parameters"], first["total_parameters"]);
+    // A child that is gated or gone is not a passing failure: unavailable, as for a base,
+    // whatever the previous export said.
+    for status in [403, 404] {
+        let (f, _) = night_with_children(
+            &[&awq],
+            &[(mlx.id.as_str(), status)],
+            &dir.path().join(format!("n{status}")),
+            Some(&previous),
+        );
+        for fact in QUANT_FACTS {
+            assert_eq!(f[fact]["state"], "unavailable", "{status} {fact}");
+            assert_eq!(
+                f[fact]["reason"], "open_checkpoint_unavailable",
+                "{status} {fact}"
+            );
+        }
+    }
 }
 
 #[test]
 fn nvfp4_children_are_candidates_and_unknown_methods_are_said_to_be_so() {
     // An official NVFP4 child (modelopt, its quantization_config under text_config as Kimi-K2.5
-    // writes it) is a candidate at 4 bits; a base whose only children use methods the rules do
-    // not take says quantized_format_not_supported, not that there is no official one.
-    let base = hf::repo("meta-llama__Meta-Llama-3.1-8B");
-    let config: Value = serde_json::from_slice(&base.files["config.json"]).expect("config");
-    let child = |id: &str, config: Value| {
-        let mut repo = hf::repo("meta-llama__Meta-Llama-3.1-8B");
-        repo.id = id.to_string();
-        repo.files.insert(
-            "config.json".to_string(),
-            serde_json::to_vec(&config).expect("json"),
-        );
-        repo
-    };
-    let nvfp4 = child(
+    // writes it) is a candidate at 4 bits; a child of a method the rules do not take makes the
+    // smallest unknown (quantized_format_not_supported), not that there is no official one.
+    let nvfp4 = format_child(
         "meta-llama/Llama-3.1-8B-NVFP4",
-        json!({"model_type": "llava", "text_config": {"quantization_config":
-            {"quant_method": "modelopt", "quant_algo": "NVFP4", "producer": {"name": "modelopt"}}}}),
+        "modelopt-nvfp4",
+        5_000,
+        |c| {
+            let q = c["quantization_config"].take();
+            c.as_object_mut()
+                .expect("object")
+                .remove("quantization_config");
+            c["text_config"] = json!({"quantization_config": q});
+        },
     );
-    let mut quantized = config.clone();
-    quantized["quantization_config"] = json!({"quant_method": "hqq", "nbits": 4});
-    let hqq = child("meta-llama/Llama-3.1-8B-HQQ", quantized);
+    let hqq = format_child("meta-llama/Llama-3.1-8B-HQQ", "awq-4bit", 1, |c| {
+        c["quantization_config"] = json!({"quant_method": "hqq", "nbits": 4});
+    });
     for (children, expected) in [
-        (vec![&nvfp4, &hqq], Ok(("modelopt", "4"))),
+        (vec![&nvfp4], Ok(("modelopt", "4"))),
+        (vec![&nvfp4, &hqq], Err("quantized_format_not_supported")),
         (vec![&hqq], Err("quantized_format_not_supported")),
         (vec![], Err("no_official_quantized_checkpoint")),
     ] {
-        let standin = StandIn::start();
-        script(&standin, std::slice::from_ref(&base));
         let ids: Vec<&str> = children.iter().map(|c| c.id.as_str()).collect();
-        hf::serve(&standin, &base, &ids);
-        for repo in &children {
-            hf::serve(&standin, repo, &[]);
-        }
         let dir = common::tempdir().expect("temp dir");
-        run(&standin, &dir.path().join("out"), None);
-        let f = &facts(&dir.path().join("out"))["meta-llama/llama-3.1-8b"];
+        let (f, _) = night_with_children(&children, &[], dir.path(), None);
         match expected {
             Ok((format, bits)) => {
-                assert_eq!(value(f, "smallest_quant_format").as_deref(), Some(format));
-                assert_eq!(value(f, "smallest_quant_bit_width").as_deref(), Some(bits));
+                assert_eq!(value(&f, "smallest_quant_format").as_deref(), Some(format));
+                assert_eq!(value(&f, "smallest_quant_bit_width").as_deref(), Some(bits));
             }
             Err(reason) => {
-                for fact in [
-                    "smallest_quant_checkpoint_bytes",
-                    "smallest_quant_format",
-                    "smallest_quant_bit_width",
-                ] {
+                for fact in QUANT_FACTS {
                     assert_eq!(f[fact]["state"], "not_found_under_policy", "{ids:?}");
                     assert_eq!(f[fact]["reason"], reason, "{ids:?}");
                 }

@@ -382,12 +382,25 @@ fn what_the_rules_did_not_recognise_is_named() {
             tensor("model.layers.0.mlp.up_proj.weight_packed", "I32", &[8, 1]),
         ],
     );
-    hf::serve(&standin, &repo, &[]);
+    // A same-author quantized child of a method the rules do not know: the smallest
+    // quantization is unknown, and the child is named.
+    let mut child = hf::config_repo("meta-llama__Meta-Llama-3.1-8B");
+    child.id = "meta-llama/Llama-3.1-8B-HQQ".to_string();
+    let mut config: Value = serde_json::from_slice(&child.files["config.json"]).expect("config");
+    config["quantization_config"] = serde_json::json!({"quant_method": "hqq", "nbits": 4});
+    let config = serde_json::to_vec(&config).expect("json");
+    child
+        .sizes
+        .insert("config.json".into(), config.len() as u64);
+    child.files.insert("config.json".into(), config);
+    hf::serve(&standin, &child, &[]);
+    hf::serve(&standin, &repo, &[&child.id]);
     let output = facts(&standin, &[&repo.id], None);
     assert!(output.status.success(), "{}", stderr(&output));
     let table = stdout(&output);
     for line in [
         "kept unknown, as the rules did not recognise:",
+        "smallest quantization: meta-llama/Llama-3.1-8B-HQQ: not recognised: the checkpoint's quantization_config declares hqq",
         "cache facts: model_type `llama` carries keys neither its layout keys nor inert: `block_configs`",
         "size facts: tensor \"model.layers.0.mlp.up_proj.weight_packed\" (I32) is not a parameter, buffer or auxiliary tensor of the format plain (no quantization_config)",
     ] {
@@ -406,4 +419,9 @@ fn what_the_rules_did_not_recognise_is_named() {
         .find(|l| l.starts_with("total_parameters"))
         .expect("row");
     assert!(row.contains("size_calculation_failed"), "{row}");
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("smallest_quant_format"))
+        .expect("row");
+    assert!(row.contains("quantized_format_not_supported"), "{row}");
 }

@@ -41,6 +41,8 @@ mod tests_sparse_families;
 mod tests_unmodelled;
 
 pub(super) use parse::parse_config;
+pub(super) use quantization::claim;
+#[cfg(test)]
 pub(super) use quantization::quantization;
 pub(crate) use review::Unreviewed;
 

@@ -1,9 +1,27 @@
 //! The quantization of a configuration as a candidate of the smallest official quantization
-//! (DESIGN §10): its method and weight bit width. (How its tensors are packed is `formats`'.)
+//! (DESIGN §10): its method and the weight bit width it claims. (How its tensors are packed is
+//! `formats`'; the bit width stated is the tensors', checked against this claim: amended
+//! 2026-11-28.)
 
 use serde_json::Value;
 
-use super::super::formats::quantization_config;
+use super::super::formats::{format_of, quantization_config, Format};
+
+/// The quantization a configuration declares: the format's name (the `quant_method`; for MLX,
+/// which has none, `mlx-` and its mode) and the bit width it claims (`None` where the format
+/// leaves that to the tensors: AMD Quark). `None` for a plain configuration and for a method
+/// or detail the table does not hold.
+pub(crate) fn claim(config: &Value) -> Option<(String, Option<u32>)> {
+    match format_of(config) {
+        Format::Mlx(m) => Some((m.name(), u32::try_from(m.global.bits).ok())),
+        Format::Known { .. }
+            if quantization_config(config)?.get("quant_method")?.as_str()? == "quark" =>
+        {
+            Some(("quark".to_string(), None))
+        }
+        _ => quantization(config).map(|(method, bits)| (method, Some(bits))),
+    }
+}
 
 fn bits_u32(value: Option<&Value>) -> Option<u32> {
     value
@@ -107,6 +125,29 @@ mod tests {
         assert_eq!(q(json!({"bits": 4})), None);
         assert_eq!(quantization(&json!({"quantization_config": null})), None);
         assert_eq!(quantization(&load(LLAMA_31_8B)), None);
+    }
+
+    #[test]
+    fn mlx_claims_its_bits_and_quark_leaves_them_to_the_tensors() {
+        let mlx = json!({"quantization": {"group_size": 64, "bits": 4, "mode": "affine"},
+                         "quantization_config": {"group_size": 64, "bits": 4, "mode": "affine"}});
+        assert_eq!(claim(&mlx), Some(("mlx-affine".to_string(), Some(4))));
+        // Before 2024-09-04 mlx-lm wrote only `quantization`, without a mode: affine.
+        let old = json!({"quantization": {"group_size": 32, "bits": 8}});
+        assert_eq!(claim(&old), Some(("mlx-affine".to_string(), Some(8))));
+        let fp = json!({"quantization_config": {"group_size": 32, "bits": 4, "mode": "mxfp4"}});
+        assert_eq!(claim(&fp), Some(("mlx-mxfp4".to_string(), Some(4))));
+        // A mode and size the writer cannot write is no claim.
+        let bad = json!({"quantization_config": {"group_size": 64, "bits": 4, "mode": "mxfp4"}});
+        assert_eq!(claim(&bad), None);
+        let quark = json!({"quantization_config": {"quant_method": "quark",
+            "global_quant_config": {"weight": {"dtype": "fp8_e4m3", "qscheme": "per_tensor"}}}});
+        assert_eq!(claim(&quark), Some(("quark".to_string(), None)));
+        assert_eq!(
+            claim(&json!({"quantization_config": {"quant_method": "fp8"}})),
+            Some(("fp8".to_string(), Some(8)))
+        );
+        assert_eq!(claim(&json!({"quantization": {"bits": 4}})), None);
     }
 
     #[test]
