@@ -47,7 +47,12 @@ pub(super) struct Sections<'a> {
 pub(super) fn record(report: Sections<'_>, repository: &str, findings: &Findings) {
     if let Some(u) = &findings.unreviewed {
         let keys: Vec<Option<String>> = if u.type_reviewed {
-            u.keys.iter().cloned().map(Some).collect()
+            u.keys
+                .iter()
+                .cloned()
+                .chain(u.absent.iter().map(|k| format!("{k} (absent: the review needs it)")))
+                .map(Some)
+                .collect()
         } else {
             vec![None]
         };
@@ -153,6 +158,7 @@ mod tests {
                 model_type: Some(model_type.to_string()),
                 type_reviewed,
                 keys: keys.iter().map(|k| k.to_string()).collect(),
+                ..Unreviewed::default()
             }),
             ..Findings::default()
         }

@@ -48,6 +48,11 @@ pub struct CacheLayout {
     pub model_type: String,
     /// Its layout keys.
     pub layout_keys: BTreeSet<String>,
+    /// Layout keys the review holds only when present (non-null): where the engine reads
+    /// another key in their absence than the rules do (Laguna's per-layer head count gives the
+    /// head size when `head_dim` is absent), a key set lacking one is not reviewed. Optional;
+    /// each must be a layout key.
+    pub required_keys: BTreeSet<String>,
     /// The engine's model code for it, pinned at a commit.
     pub source_url: String,
     /// What was reviewed, in one line.
@@ -199,7 +204,13 @@ fn check_cache_layouts(
     let mut first_at: BTreeMap<String, String> = BTreeMap::new();
     for (i, item) in list.iter().enumerate() {
         let at = index_path(path, i);
-        let members = ["model_type", "layout_keys", "source_url", "note"];
+        let members = [
+            "model_type",
+            "layout_keys",
+            "required_keys",
+            "source_url",
+            "note",
+        ];
         let Some(entry) = problems.object(&at, item, &members) else {
             continue;
         };
@@ -233,6 +244,20 @@ fn check_cache_layouts(
                 }
             }
         }
+        let required = match entry.get("required_keys") {
+            None => Vec::new(),
+            Some(v) => names(problems, &entry.at("required_keys"), v, is_config_key, "key"),
+        };
+        if let Some(keys) = &keys {
+            for (key, key_at) in &required {
+                if !keys.iter().any(|(k, _)| k == key) {
+                    problems.add(
+                        key_at.clone(),
+                        format!("{key:?} is not one of this entry's layout_keys"),
+                    );
+                }
+            }
+        }
         let source_url = pinned_url(problems, &entry, "the engine's model code");
         let note = entry
             .required(problems, "note")
@@ -254,6 +279,7 @@ fn check_cache_layouts(
             let layout = CacheLayout {
                 model_type: model_type.clone(),
                 layout_keys: keys.into_iter().map(|(k, _)| k).collect(),
+                required_keys: required.into_iter().map(|(k, _)| k).collect(),
                 source_url,
                 note,
             };
