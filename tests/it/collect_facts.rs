@@ -907,7 +907,7 @@ fn a_night_names_what_its_closed_world_kept_unknown() {
     let dir = common::tempdir().expect("temp dir");
     let (result, report) = sources::run_with_report(&standin, &dir.path().join("night"), |o| o);
     result.expect("the night collects");
-    let rows: Vec<(Option<&str>, Option<&str>, Vec<&str>)> = report
+    let rows: Vec<(Option<&str>, Option<&str>, Vec<&str>, &str)> = report
         .unreviewed_configurations
         .iter()
         .map(|r| {
@@ -915,20 +915,38 @@ fn a_night_names_what_its_closed_world_kept_unknown() {
                 r.model_type.as_deref(),
                 r.key.as_deref(),
                 r.repositories.iter().map(String::as_str).collect(),
+                r.tokens_last_day.as_str(),
             )
         })
         .collect();
+    // Ordered by the tokens of their models on the export's last day, most first (the
+    // scripted demand gives the i-th repository 1,000,000 + i tokens a day).
     assert_eq!(
         rows,
         [
-            (Some("gemma4_text"), None, vec![repos[2].id.as_str()]),
-            (Some("nemotron-nas"), None, vec![repos[0].id.as_str()]),
+            (
+                Some("gemma4_text"),
+                None,
+                vec![repos[2].id.as_str()],
+                "1000002"
+            ),
             (
                 Some("nemotron_h"),
                 Some("layers_block_type"),
-                vec![repos[1].id.as_str()]
+                vec![repos[1].id.as_str()],
+                "1000001"
+            ),
+            (
+                Some("nemotron-nas"),
+                None,
+                vec![repos[0].id.as_str()],
+                "1000000"
             ),
         ]
+    );
+    assert_eq!(
+        report.unreviewed_last_day.as_deref(),
+        Some(sources::date(39).as_str())
     );
     assert_eq!(
         report.uncounted_checkpoints.len(),
@@ -946,7 +964,7 @@ fn a_night_names_what_its_closed_world_kept_unknown() {
     );
     let md = report.to_markdown();
     assert!(
-        md.contains("| `nemotron_h` | `layers_block_type` |"),
+        md.contains("| `nemotron_h` | `layers_block_type` | 1,000,001 |"),
         "{md}"
     );
     assert!(md.contains("Size facts kept unknown"), "{md}");

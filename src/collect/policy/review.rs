@@ -246,7 +246,13 @@ fn check_cache_layouts(
         }
         let required = match entry.get("required_keys") {
             None => Vec::new(),
-            Some(v) => names(problems, &entry.at("required_keys"), v, is_config_key, "key"),
+            Some(v) => names(
+                problems,
+                &entry.at("required_keys"),
+                v,
+                is_config_key,
+                "key",
+            ),
         };
         if let Some(keys) = &keys {
             for (key, key_at) in &required {
