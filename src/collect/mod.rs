@@ -4,6 +4,7 @@
 //! A front stage: its only output is the two input files, which re-enter through the same gate
 //! as any other input. Nothing after it talks to the network.
 
+pub mod cache_facts;
 mod changes;
 mod config;
 mod error;

@@ -135,7 +135,7 @@ pub(super) fn order_by_demand(rows: &mut [UnreviewedConfig], tokens: &BTreeMap<S
 fn thousands(digits: &str) -> String {
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -154,7 +154,7 @@ pub(super) fn unreviewed_markdown(
     if !unreviewed.is_empty() {
         let _ = write!(
             md,
-            "\n**Cache facts kept unknown: configurations not reviewed**, most demand first (`attention_layout_not_supported`; to state them, review the `model_type` against the engine's code and add it to `cache_layouts`, or the key to its `layout_keys` or to `inert_config_keys`: docs/operating.md, \"Reviewing a new family\"):\n\n| model_type | key not reviewed | tokens on {} | repositories |\n|---|---|--:|---|\n",
+            "\n**Cache facts kept unknown: configurations not reviewed**, most demand first (`attention_layout_not_supported`; to state them, review the `model_type` against the engine's code and add it to `cache_layouts`, or the key to its `layout_keys` or to `inert_config_keys`: docs/operating.md, \"The review of a new family, step by step\"):\n\n| model_type | key not reviewed | tokens on {} | repositories |\n|---|---|--:|---|\n",
             last_day.unwrap_or("the last day")
         );
         for row in unreviewed {

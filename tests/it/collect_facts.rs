@@ -907,7 +907,9 @@ fn a_night_names_what_its_closed_world_kept_unknown() {
     let dir = common::tempdir().expect("temp dir");
     let (result, report) = sources::run_with_report(&standin, &dir.path().join("night"), |o| o);
     result.expect("the night collects");
-    let rows: Vec<(Option<&str>, Option<&str>, Vec<&str>, &str)> = report
+    /// A row: type, key, repositories, tokens on the last day.
+    type Row<'a> = (Option<&'a str>, Option<&'a str>, Vec<&'a str>, &'a str);
+    let rows: Vec<Row<'_>> = report
         .unreviewed_configurations
         .iter()
         .map(|r| {
