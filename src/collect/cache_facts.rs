@@ -67,3 +67,37 @@ pub fn config_cache_facts(
         unreviewed: unreviewed.map(|u| u.describe()),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shipped() -> Review {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(policy::DEFAULT_POLICY);
+        Review::load(&path).expect("the shipped policy")
+    }
+
+    #[test]
+    fn a_reviewed_configuration_is_stated_and_an_unreviewed_one_says_why() {
+        let review = shipped();
+        let laguna = include_bytes!(
+            "../../tests/fixtures/huggingface/poolside__Laguna-XS.2-FP8/config.json"
+        );
+        let facts = config_cache_facts(laguna, &review).expect("a config");
+        assert!(facts.stated());
+        assert_eq!(facts.attention_bytes_per_token.as_deref(), Ok("40960"));
+        assert_eq!(facts.unreviewed, None);
+        // Llama-Nemotron NAS: per-layer block_configs, a layout no rule models.
+        let nas = include_bytes!(
+            "../../tests/fixtures/huggingface/nvidia__Llama-3_3-Nemotron-Super-49B-v1/config.json"
+        );
+        let facts = config_cache_facts(nas, &review).expect("a config");
+        assert!(!facts.stated());
+        assert_eq!(
+            facts.attention_bytes_per_token,
+            Err("attention_layout_not_supported".to_string())
+        );
+        assert!(facts.unreviewed.is_some_and(|u| u.contains("nemotron-nas")));
+        assert!(config_cache_facts(b"[1, 2]", &review).is_err());
+    }
+}

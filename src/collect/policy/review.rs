@@ -457,6 +457,40 @@ mod tests {
     }
 
     #[test]
+    fn a_required_key_is_one_of_the_entrys_layout_keys() {
+        let accepted = format!(
+            r#"{{{BASE},"cache_layouts":[{{"model_type":"laguna","layout_keys":["head_dim","num_hidden_layers"],
+                "required_keys":["head_dim"],"source_url":"{VLLM}","note":"n"}}]}}"#
+        );
+        let raw = crate::input::json::parse(accepted.as_bytes(), Path::new("p")).expect("JSON");
+        let policy = validate_policy(&raw).expect("accepted");
+        assert!(policy.review.cache_layouts["laguna"]
+            .required_keys
+            .contains("head_dim"));
+        let found = problems(&format!(
+            r#""cache_layouts":[{{"model_type":"laguna","layout_keys":["num_hidden_layers"],
+                "required_keys":["head_dim","head_dim",3],"source_url":"{VLLM}","note":"n"}}]"#
+        ));
+        let mut at = paths(&found);
+        at.sort_unstable();
+        assert_eq!(
+            at,
+            [
+                "$.cache_layouts[0].required_keys[0]",
+                "$.cache_layouts[0].required_keys[1]",
+                "$.cache_layouts[0].required_keys[2]",
+            ],
+            "{found:#?}"
+        );
+        assert!(
+            found
+                .join("\n")
+                .contains("\"head_dim\" is not one of this entry's layout_keys"),
+            "{found:#?}"
+        );
+    }
+
+    #[test]
     fn the_review_members_are_optional_and_typed() {
         assert!(problems(r#""cache_layouts":[]"#).is_empty());
         let found =
