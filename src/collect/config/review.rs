@@ -52,21 +52,24 @@ impl Unreviewed {
             .map(|k| format!("`{k}`"))
             .collect::<Vec<_>>()
             .join(", ");
-        match (self.type_reviewed, keys.is_empty()) {
-            (false, _) => format!(
+        let absent = self
+            .absent
+            .iter()
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let lacks = format!("lacks keys its review needs: {absent}");
+        match (self.type_reviewed, keys.is_empty(), absent.is_empty()) {
+            (false, _, _) => format!(
                 "model_type `{model_type}` has no reviewed cache layout (data/policy.json cache_layouts)"
             ),
-            (true, true) if !self.absent.is_empty() => format!(
-                "model_type `{model_type}` lacks keys its review needs: {}",
-                self.absent
-                    .iter()
-                    .map(|k| format!("`{k}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            (true, true) => format!("model_type `{model_type}`: every key reviewed"),
-            (true, false) => format!(
+            (true, true, true) => format!("model_type `{model_type}`: every key reviewed"),
+            (true, true, false) => format!("model_type `{model_type}` {lacks}"),
+            (true, false, true) => format!(
                 "model_type `{model_type}` carries keys neither its layout keys nor inert: {keys}"
+            ),
+            (true, false, false) => format!(
+                "model_type `{model_type}` carries keys neither its layout keys nor inert: {keys}; and {lacks}"
             ),
         }
     }
