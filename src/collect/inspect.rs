@@ -169,6 +169,13 @@ impl RepositoryFacts {
         let mut lines = Vec::new();
         if let Some(u) = &self.findings.unreviewed {
             lines.push(format!("cache facts: {}", u.describe()));
+            // Each key not reviewed with its value (cut when long), so a review starts from
+            // the evidence rather than from a second download.
+            for key in &u.keys {
+                if let Some(value) = u.values.get(key) {
+                    lines.push(format!("  {key} = {value}"));
+                }
+            }
         }
         if let Some(why) = &self.findings.size_failure {
             lines.push(format!("size facts: {why}"));

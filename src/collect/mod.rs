@@ -4,6 +4,7 @@
 //! A front stage: its only output is the two input files, which re-enter through the same gate
 //! as any other input. Nothing after it talks to the network.
 
+pub mod cache_facts;
 mod changes;
 mod config;
 mod error;
@@ -424,6 +425,8 @@ fn gather(plan: &Plan<'_>, client: &Client, run: &mut RunReport) -> Result<Colle
             unknowns::record(run.unknowns(), repo, findings);
         }
     }
+    let (last_day, tokens) = demand_by_repository(&days, &joins);
+    run.order_unreviewed(last_day, &tokens);
     let model_facts = assemble_facts(
         &served,
         &joins,
@@ -706,6 +709,30 @@ fn fetch_catalog(
         return Err(format!("answered {}", answer.status));
     }
     openrouter::read_catalog(&answer.body)
+}
+
+/// The export's last day and, for each repository the catalog names, the tokens its served
+/// models had on it: what orders the run report's unreviewed configurations (DESIGN §10,
+/// "Review wide, not one file deep").
+fn demand_by_repository(
+    days: &[DemandDay],
+    joins: &BTreeMap<&str, CatalogJoin>,
+) -> (Option<String>, BTreeMap<String, u128>) {
+    let mut tokens: BTreeMap<String, u128> = BTreeMap::new();
+    let Some(last) = days.last() else {
+        return (None, tokens);
+    };
+    for (model, total) in &last.rows {
+        let repo = joins
+            .get(model.as_str())
+            .and_then(|j| j.hugging_face_repo.as_ref());
+        if let Some(repo) = repo {
+            let sum = tokens.entry(repo.clone()).or_insert(0);
+            *sum = sum.saturating_add(*total);
+        }
+    }
+    let date = crate::input::validate::format_date(last.date);
+    (Some(date), tokens)
 }
 
 /// The previous export's days with this run's days laid over them (a restated day replaces the

@@ -91,6 +91,10 @@ pub struct RunReport {
     /// (DESIGN §10, amended 2026-11-27). Absent in reports written before it.
     #[serde(default)]
     pub unreviewed_configurations: Vec<UnreviewedConfig>,
+    /// The export's last day (`YYYY-MM-DD`), whose tokens order `unreviewed_configurations`;
+    /// null when the export has no day. Absent in older reports.
+    #[serde(default)]
+    pub unreviewed_last_day: Option<String>,
     /// Checkpoints whose size facts are unknown: the tensor, dtype and format no rule
     /// classifies. Absent in reports written before it.
     #[serde(default)]
@@ -251,6 +255,17 @@ pub struct BucketSection {
 }
 
 impl RunReport {
+    /// Orders the unreviewed configurations by the tokens, on `last_day`, of the served models
+    /// whose repository carried them (`tokens`: repository → tokens that day).
+    pub(super) fn order_unreviewed(
+        &mut self,
+        last_day: Option<String>,
+        tokens: &BTreeMap<String, u128>,
+    ) {
+        super::unknowns::order_by_demand(&mut self.unreviewed_configurations, tokens);
+        self.unreviewed_last_day = last_day;
+    }
+
     /// The sections of what the run kept unknown, for `unknowns::record` to fill.
     pub(super) fn unknowns(&mut self) -> super::unknowns::Sections<'_> {
         super::unknowns::Sections {
@@ -613,6 +628,12 @@ impl RunReport {
     }
 
     fn markdown_lists(&self, md: &mut String) {
+        super::unknowns::unreviewed_markdown(
+            &self.unreviewed_configurations,
+            self.unreviewed_last_day.as_deref(),
+            md,
+            cell,
+        );
         if !self.models_without_catalog_entry.is_empty() {
             md.push_str("\n**Models without a catalog entry** (no supply, no facts). If the catalog lists the model under another slug, add a reviewed `catalog_matches` entry to `data/policy.json`:\n\n");
             for id in &self.models_without_catalog_entry {
@@ -723,7 +744,6 @@ impl RunReport {
             }
         }
         super::unknowns::markdown(
-            &self.unreviewed_configurations,
             &self.uncounted_checkpoints,
             &self.unsupported_quantizations,
             md,

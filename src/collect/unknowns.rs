@@ -4,6 +4,7 @@
 //! the repositories that carried them, so the operator sees in one place what a night left
 //! unknown and why (docs/operating.md, "Reviewing a new model_type or format").
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
@@ -20,6 +21,15 @@ pub struct UnreviewedConfig {
     pub key: Option<String>,
     /// The repositories, sorted.
     pub repositories: Vec<String>,
+    /// The tokens of the served models whose repository carried it, on the export's last day
+    /// (`RunReport::unreviewed_last_day`), as a decimal string; the rows are in this order,
+    /// most first, so the operator reviews where the demand is. Absent in older reports.
+    #[serde(default = "zero")]
+    pub tokens_last_day: String,
+}
+
+fn zero() -> String {
+    "0".to_string()
 }
 
 /// A repository and why one of its facts is unknown (the tensor, dtype and format that
@@ -47,7 +57,16 @@ pub(super) struct Sections<'a> {
 pub(super) fn record(report: Sections<'_>, repository: &str, findings: &Findings) {
     if let Some(u) = &findings.unreviewed {
         let keys: Vec<Option<String>> = if u.type_reviewed {
-            u.keys.iter().cloned().map(Some).collect()
+            u.keys
+                .iter()
+                .cloned()
+                .chain(
+                    u.absent
+                        .iter()
+                        .map(|k| format!("{k} (absent: the review needs it)")),
+                )
+                .map(Some)
+                .collect()
         } else {
             vec![None]
         };
@@ -63,6 +82,7 @@ pub(super) fn record(report: Sections<'_>, repository: &str, findings: &Findings
                         model_type: u.model_type.clone(),
                         key,
                         repositories: Vec::new(),
+                        tokens_last_day: zero(),
                     });
                     let last = rows.len() - 1;
                     &mut rows[last]
@@ -91,16 +111,52 @@ pub(super) fn record(report: Sections<'_>, repository: &str, findings: &Findings
     }
 }
 
-/// The sections as Markdown (nothing when all are empty).
-pub(super) fn markdown(
+/// Gives each unreviewed configuration the tokens, on the export's last day, of the served
+/// models whose repository carried it (`tokens`: repository → that day's tokens of its
+/// models), and orders the rows by them, most first (ties by type and key).
+pub(super) fn order_by_demand(rows: &mut [UnreviewedConfig], tokens: &BTreeMap<String, u128>) {
+    for row in rows.iter_mut() {
+        let sum: u128 = row
+            .repositories
+            .iter()
+            .filter_map(|r| tokens.get(r))
+            .fold(0u128, |acc, t| acc.saturating_add(*t));
+        row.tokens_last_day = sum.to_string();
+    }
+    rows.sort_by(|a, b| {
+        let tokens = |r: &UnreviewedConfig| r.tokens_last_day.parse::<u128>().unwrap_or(0);
+        tokens(b)
+            .cmp(&tokens(a))
+            .then_with(|| (&a.model_type, &a.key).cmp(&(&b.model_type, &b.key)))
+    });
+}
+
+/// Digits grouped by threes with commas (`1234567` → `1,234,567`).
+fn thousands(digits: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The unreviewed configurations as Markdown, most demand first (nothing when there are
+/// none): the report's first list, as it is where a review starts.
+pub(super) fn unreviewed_markdown(
     unreviewed: &[UnreviewedConfig],
-    uncounted: &[RepositoryWhy],
-    unsupported: &[RepositoryWhy],
+    last_day: Option<&str>,
     md: &mut String,
     cell: fn(&str) -> String,
 ) {
     if !unreviewed.is_empty() {
-        md.push_str("\n**Cache facts kept unknown: configurations not reviewed** (`attention_layout_not_supported`; to state them, review the `model_type` against the engine's code and add it to `cache_layouts`, or the key to its `layout_keys` or to `inert_config_keys`: docs/operating.md):\n\n| model_type | key not reviewed | repositories |\n|---|---|---|\n");
+        let _ = write!(
+            md,
+            "\n**Cache facts kept unknown: configurations not reviewed**, most demand first (`attention_layout_not_supported`; to state them, review the `model_type` against the engine's code and add it to `cache_layouts`, or the key to its `layout_keys` or to `inert_config_keys`: docs/operating.md, \"The review of a new family, step by step\"):\n\n| model_type | key not reviewed | tokens on {} | repositories |\n|---|---|--:|---|\n",
+            last_day.unwrap_or("the last day")
+        );
         for row in unreviewed {
             let repos: Vec<String> = row
                 .repositories
@@ -109,7 +165,7 @@ pub(super) fn markdown(
                 .collect();
             let _ = writeln!(
                 md,
-                "| `{}` | {} | {} |",
+                "| `{}` | {} | {} | {} |",
                 cell(row.model_type.as_deref().unwrap_or("(none)")),
                 row.key
                     .as_deref()
@@ -117,10 +173,20 @@ pub(super) fn markdown(
                         "`{}`",
                         cell(k)
                     )),
+                thousands(&row.tokens_last_day),
                 repos.join(", ")
             );
         }
     }
+}
+
+/// The checkpoints and quantizations kept unknown, as Markdown (nothing when both are empty).
+pub(super) fn markdown(
+    uncounted: &[RepositoryWhy],
+    unsupported: &[RepositoryWhy],
+    md: &mut String,
+    cell: fn(&str) -> String,
+) {
     for (title, rows) in [
         (
             "Size facts kept unknown: tensors no rule classifies** (`size_calculation_failed`; review the format's writer: docs/operating.md)",
@@ -153,6 +219,7 @@ mod tests {
                 model_type: Some(model_type.to_string()),
                 type_reviewed,
                 keys: keys.iter().map(|k| k.to_string()).collect(),
+                ..Unreviewed::default()
             }),
             ..Findings::default()
         }
@@ -218,11 +285,11 @@ mod tests {
         );
         let md = report.to_markdown();
         assert!(
-            md.contains("| `llama` | `block_configs` | `m/nas`, `n/nas` |"),
+            md.contains("| `llama` | `block_configs` | 0 | `m/nas`, `n/nas` |"),
             "{md}"
         );
         assert!(
-            md.contains("| `kimi_linear` | (the type has no entry) | `a/kimi`, `b/kimi` |"),
+            md.contains("| `kimi_linear` | (the type has no entry) | 0 | `a/kimi`, `b/kimi` |"),
             "{md}"
         );
         assert!(
@@ -247,5 +314,86 @@ mod tests {
         }
         let older: RunReport = serde_json::from_value(older).expect("an older report reads");
         assert!(older.unreviewed_configurations.is_empty());
+    }
+
+    #[test]
+    fn the_rows_are_ordered_by_the_demand_of_the_models_that_carry_them() {
+        let mut report = RunReport::new("2026-11-28T03:00:00Z");
+        for (repo, model_type, keys) in [
+            ("a/small", "llama", &["x"][..]),
+            ("b/big", "qwen3_moe", &["qkv_bias"][..]),
+            ("c/big-too", "qwen3_moe", &["qkv_bias"][..]),
+            ("d/none", "laguna", &[][..]),
+        ] {
+            let type_reviewed = model_type != "laguna";
+            record(
+                report.unknowns(),
+                repo,
+                &unreviewed(model_type, type_reviewed, keys),
+            );
+        }
+        let tokens: BTreeMap<String, u128> = [
+            ("a/small".to_string(), 5),
+            ("b/big".to_string(), 1_000_000_000_000),
+            ("c/big-too".to_string(), 234_567),
+        ]
+        .into();
+        report.order_unreviewed(Some("2026-11-27".to_string()), &tokens);
+        let rows: Vec<(&str, &str)> = report
+            .unreviewed_configurations
+            .iter()
+            .map(|r| {
+                (
+                    r.model_type.as_deref().unwrap_or_default(),
+                    r.tokens_last_day.as_str(),
+                )
+            })
+            .collect();
+        // Two repositories' tokens add up; a repository without a demand row counts 0; ties
+        // keep type order.
+        assert_eq!(
+            rows,
+            [
+                ("qwen3_moe", "1000000234567"),
+                ("llama", "5"),
+                ("laguna", "0")
+            ]
+        );
+        let md = report.to_markdown();
+        let list = md
+            .split("**Cache facts kept unknown: configurations not reviewed**, most demand first")
+            .nth(1)
+            .expect("the section");
+        assert!(
+            list.contains(
+                "| model_type | key not reviewed | tokens on 2026-11-27 | repositories |"
+            ),
+            "{md}"
+        );
+        assert!(
+            list.contains(
+                "| `qwen3_moe` | `qkv_bias` | 1,000,000,234,567 | `b/big`, `c/big-too` |"
+            ),
+            "{md}"
+        );
+        // It is the report's first list, before anything else a person may act on.
+        let first_list = md.find("\n**").expect("a list");
+        assert!(
+            md[first_list..]
+                .starts_with("\n**Cache facts kept unknown: configurations not reviewed**"),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn digits_are_grouped_by_threes() {
+        for (digits, grouped) in [
+            ("0", "0"),
+            ("999", "999"),
+            ("1000", "1,000"),
+            ("1234567", "1,234,567"),
+        ] {
+            assert_eq!(thousands(digits), grouped);
+        }
     }
 }

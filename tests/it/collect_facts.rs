@@ -1103,7 +1103,9 @@ fn a_night_names_what_its_closed_world_kept_unknown() {
     let dir = common::tempdir().expect("temp dir");
     let (result, report) = sources::run_with_report(&standin, &dir.path().join("night"), |o| o);
     result.expect("the night collects");
-    let rows: Vec<(Option<&str>, Option<&str>, Vec<&str>)> = report
+    /// A row: type, key, repositories, tokens on the last day.
+    type Row<'a> = (Option<&'a str>, Option<&'a str>, Vec<&'a str>, &'a str);
+    let rows: Vec<Row<'_>> = report
         .unreviewed_configurations
         .iter()
         .map(|r| {
@@ -1111,20 +1113,33 @@ fn a_night_names_what_its_closed_world_kept_unknown() {
                 r.model_type.as_deref(),
                 r.key.as_deref(),
                 r.repositories.iter().map(String::as_str).collect(),
+                r.tokens_last_day.as_str(),
             )
         })
         .collect();
+    // Ordered by the tokens of their models on the export's last day, most first (the
+    // scripted demand gives the i-th repository 1,000,000 + i tokens a day).
     assert_eq!(
         rows,
         [
-            (None, None, vec![repos[1].id.as_str()]),
             (
                 Some("gemma4_text"),
                 Some("use_second_mlp_block"),
-                vec![repos[2].id.as_str()]
+                vec![repos[2].id.as_str()],
+                "1000002"
             ),
-            (Some("nemotron-nas"), None, vec![repos[0].id.as_str()]),
+            (None, None, vec![repos[1].id.as_str()], "1000001"),
+            (
+                Some("nemotron-nas"),
+                None,
+                vec![repos[0].id.as_str()],
+                "1000000"
+            ),
         ]
+    );
+    assert_eq!(
+        report.unreviewed_last_day.as_deref(),
+        Some(sources::date(39).as_str())
     );
     assert_eq!(
         report.uncounted_checkpoints.len(),
@@ -1142,7 +1157,7 @@ fn a_night_names_what_its_closed_world_kept_unknown() {
     );
     let md = report.to_markdown();
     assert!(
-        md.contains("| `gemma4_text` | `use_second_mlp_block` |"),
+        md.contains("| `gemma4_text` | `use_second_mlp_block` | 1,000,002 |"),
         "{md}"
     );
     assert!(md.contains("Size facts kept unknown"), "{md}");

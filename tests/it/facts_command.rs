@@ -425,3 +425,44 @@ fn what_the_rules_did_not_recognise_is_named() {
         .expect("row");
     assert!(row.contains("quantized_format_not_supported"), "{row}");
 }
+
+#[test]
+fn each_key_not_reviewed_is_printed_with_its_value_cut_when_long() {
+    // A review starts from the evidence: the keys that kept the cache facts unknown, each
+    // with its value as config.json writes it; a long value (a per-layer list) is cut with its
+    // whole length said.
+    let standin = StandIn::start();
+    let mut repo = hf::config_repo("meta-llama__Meta-Llama-3.1-8B");
+    let mut config: Value = serde_json::from_slice(&repo.files["config.json"]).expect("config");
+    let blocks: Vec<Value> = (0..32)
+        .map(|i| serde_json::json!({"attention": {"no_op": i % 2 == 0}}))
+        .collect();
+    config["block_configs"] = Value::Array(blocks.clone());
+    config["zz_window"] = serde_json::json!(4096);
+    let config = serde_json::to_vec(&config).expect("json");
+    repo.sizes.insert("config.json".into(), config.len() as u64);
+    repo.files.insert("config.json".into(), config);
+    hf::serve(&standin, &repo, &[]);
+
+    let output = facts(&standin, &[&repo.id], None);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let table = stdout(&output);
+    let whole = Value::Array(blocks).to_string();
+    let cut: String = whole.chars().take(160).collect();
+    for line in [
+        "cache facts: model_type `llama` carries keys neither its layout keys nor inert: `block_configs`, `zz_window`".to_string(),
+        format!("    block_configs = {cut}… ({} characters)", whole.chars().count()),
+        "    zz_window = 4096".to_string(),
+    ] {
+        assert!(table.contains(&line), "{line} in\n{table}");
+    }
+
+    let output = facts(&standin, &[&repo.id, "--json"], None);
+    let answer: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let values = &answer["kept_unknown"]["unreviewed_configuration"]["values"];
+    assert_eq!(values["zz_window"], "4096");
+    assert_eq!(
+        values["block_configs"],
+        format!("{cut}… ({} characters)", whole.chars().count())
+    );
+}

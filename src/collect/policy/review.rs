@@ -48,6 +48,11 @@ pub struct CacheLayout {
     pub model_type: String,
     /// Its layout keys.
     pub layout_keys: BTreeSet<String>,
+    /// Layout keys the review holds only when present (non-null): where the engine reads
+    /// another key in their absence than the rules do (Laguna's per-layer head count gives the
+    /// head size when `head_dim` is absent), a key set lacking one is not reviewed. Optional;
+    /// each must be a layout key.
+    pub required_keys: BTreeSet<String>,
     /// The engine's model code for it, pinned at a commit.
     pub source_url: String,
     /// What was reviewed, in one line.
@@ -199,7 +204,13 @@ fn check_cache_layouts(
     let mut first_at: BTreeMap<String, String> = BTreeMap::new();
     for (i, item) in list.iter().enumerate() {
         let at = index_path(path, i);
-        let members = ["model_type", "layout_keys", "source_url", "note"];
+        let members = [
+            "model_type",
+            "layout_keys",
+            "required_keys",
+            "source_url",
+            "note",
+        ];
         let Some(entry) = problems.object(&at, item, &members) else {
             continue;
         };
@@ -233,6 +244,26 @@ fn check_cache_layouts(
                 }
             }
         }
+        let required = match entry.get("required_keys") {
+            None => Vec::new(),
+            Some(v) => names(
+                problems,
+                &entry.at("required_keys"),
+                v,
+                is_config_key,
+                "key",
+            ),
+        };
+        if let Some(keys) = &keys {
+            for (key, key_at) in &required {
+                if !keys.iter().any(|(k, _)| k == key) {
+                    problems.add(
+                        key_at.clone(),
+                        format!("{key:?} is not one of this entry's layout_keys"),
+                    );
+                }
+            }
+        }
         let source_url = pinned_url(problems, &entry, "the engine's model code");
         let note = entry
             .required(problems, "note")
@@ -254,6 +285,7 @@ fn check_cache_layouts(
             let layout = CacheLayout {
                 model_type: model_type.clone(),
                 layout_keys: keys.into_iter().map(|(k, _)| k).collect(),
+                required_keys: required.into_iter().map(|(k, _)| k).collect(),
                 source_url,
                 note,
             };
@@ -421,6 +453,40 @@ mod tests {
         assert!(
             text.contains("\"weight_scale\" is a tensor the compressed-tensors format names"),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn a_required_key_is_one_of_the_entrys_layout_keys() {
+        let accepted = format!(
+            r#"{{{BASE},"cache_layouts":[{{"model_type":"laguna","layout_keys":["head_dim","num_hidden_layers"],
+                "required_keys":["head_dim"],"source_url":"{VLLM}","note":"n"}}]}}"#
+        );
+        let raw = crate::input::json::parse(accepted.as_bytes(), Path::new("p")).expect("JSON");
+        let policy = validate_policy(&raw).expect("accepted");
+        assert!(policy.review.cache_layouts["laguna"]
+            .required_keys
+            .contains("head_dim"));
+        let found = problems(&format!(
+            r#""cache_layouts":[{{"model_type":"laguna","layout_keys":["num_hidden_layers"],
+                "required_keys":["head_dim","head_dim",3],"source_url":"{VLLM}","note":"n"}}]"#
+        ));
+        let mut at = paths(&found);
+        at.sort_unstable();
+        assert_eq!(
+            at,
+            [
+                "$.cache_layouts[0].required_keys[0]",
+                "$.cache_layouts[0].required_keys[1]",
+                "$.cache_layouts[0].required_keys[2]",
+            ],
+            "{found:#?}"
+        );
+        assert!(
+            found
+                .join("\n")
+                .contains("\"head_dim\" is not one of this entry's layout_keys"),
+            "{found:#?}"
         );
     }
 
