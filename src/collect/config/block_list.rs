@@ -11,7 +11,7 @@
 use serde_json::{Map, Value};
 
 use super::attention::attention_bytes_per_token;
-use super::family::{foreign, list, need, Checked, Refusal, Sizes};
+use super::checked::{foreign, list, need, Checked, Refusal, Sizes};
 use super::layout::Layout;
 use super::present;
 use super::recurrent::recurrent_state_bytes;

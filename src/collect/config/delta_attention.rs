@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
-use super::family::{add, foreign, layer_count, mul, need, Checked, Refusal, Sizes};
+use super::checked::{add, foreign, layer_count, mul, need, Checked, Refusal, Sizes};
 use super::present;
 
 /// The members of `linear_attn_config` reviewed: the layers and the state's geometry (read),

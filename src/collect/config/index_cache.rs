@@ -12,7 +12,7 @@
 
 use serde_json::{Map, Value};
 
-use super::family::{add, foreign, layer_count, mul, need, Checked, Refusal, Sizes};
+use super::checked::{add, foreign, layer_count, mul, need, Checked, Refusal, Sizes};
 use super::present;
 
 /// The members of `sparse_attention_config` reviewed: the layers and the index key's width

@@ -14,6 +14,7 @@ use super::policy::{ConfigDefault, FactsReview};
 
 mod attention;
 mod block_list;
+mod checked;
 mod compressed;
 mod delta_attention;
 mod family;

@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value};
 
-use super::family::{
+use super::checked::{
     add, foreign, layer_count, list, mul, need, positive, Checked, Refusal, Sizes,
 };
 use super::present;

@@ -11,7 +11,7 @@
 use serde_json::{Map, Value};
 
 use super::attention::indexer_bytes;
-use super::family::{add, foreign, layer_count, list, mul, need, Checked, Refusal, Sizes};
+use super::checked::{add, foreign, layer_count, list, mul, need, Checked, Refusal, Sizes};
 use super::present;
 
 /// The layout keys of other rules this one models: MLA, the indexer and its sharing, and a

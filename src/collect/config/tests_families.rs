@@ -9,7 +9,8 @@
 
 use std::path::Path;
 
-use super::family::{self, Refusal};
+use super::checked::Refusal;
+use super::family;
 pub(super) use super::tests_2026::with_key;
 use super::*;
 use proptest::prelude::*;
