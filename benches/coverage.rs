@@ -12,6 +12,7 @@
 //!
 //! Run: `cargo bench --bench coverage`.
 
+use model_demand::base::decimal::grouped;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -118,15 +119,7 @@ fn from_fixture(folder: &str, review: &Review) -> Option<Model> {
 }
 
 fn thousands(n: u128) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    grouped(&n.to_string())
 }
 
 fn percent(part: u128, whole: u128) -> String {

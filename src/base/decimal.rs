@@ -183,9 +183,33 @@ pub(crate) fn plain(value: Decimal) -> String {
     value.normalize().to_string()
 }
 
+/// Digits grouped by threes with commas, as reports print counts (`1234567` → `1,234,567`).
+pub fn grouped(digits: &str) -> String {
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn digits_are_grouped_by_threes() {
+        for (digits, want) in [
+            ("0", "0"),
+            ("999", "999"),
+            ("1000", "1,000"),
+            ("1234567", "1,234,567"),
+        ] {
+            assert_eq!(grouped(digits), want);
+        }
+    }
     use proptest::prelude::*;
 
     #[test]

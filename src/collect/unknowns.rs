@@ -4,6 +4,7 @@
 //! the repositories that carried them, so the operator sees in one place what a night left
 //! unknown and why (docs/operating.md, "Reviewing a new model_type or format").
 
+use crate::base::decimal::grouped;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -131,18 +132,6 @@ pub(super) fn order_by_demand(rows: &mut [UnreviewedConfig], tokens: &BTreeMap<S
     });
 }
 
-/// Digits grouped by threes with commas (`1234567` → `1,234,567`).
-fn thousands(digits: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// The unreviewed configurations as Markdown, most demand first (nothing when there are
 /// none): the report's first list, as it is where a review starts.
 pub(super) fn unreviewed_markdown(
@@ -173,7 +162,7 @@ pub(super) fn unreviewed_markdown(
                         "`{}`",
                         cell(k)
                     )),
-                thousands(&row.tokens_last_day),
+                grouped(&row.tokens_last_day),
                 repos.join(", ")
             );
         }
@@ -383,17 +372,5 @@ mod tests {
                 .starts_with("\n**Cache facts kept unknown: configurations not reviewed**"),
             "{md}"
         );
-    }
-
-    #[test]
-    fn digits_are_grouped_by_threes() {
-        for (digits, grouped) in [
-            ("0", "0"),
-            ("999", "999"),
-            ("1000", "1,000"),
-            ("1234567", "1,234,567"),
-        ] {
-            assert_eq!(thousands(digits), grouped);
-        }
     }
 }
