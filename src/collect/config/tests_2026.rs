@@ -400,8 +400,8 @@ fn layout_keys_of_the_wrong_type_give_a_reason() {
 }
 
 /// A JSON value of a type no layout key has: strings, negative and fractional numbers,
-/// booleans, objects and lists of strings.
-fn wrong_typed() -> impl Strategy<Value = Value> {
+/// booleans, objects and lists of strings (also the family rules' property, `tests_families.rs`).
+pub(super) fn wrong_typed() -> impl Strategy<Value = Value> {
     prop_oneof![
         "[a-z0-9*M-]{0,8}".prop_map(Value::from),
         (i64::MIN..0).prop_map(Value::from),

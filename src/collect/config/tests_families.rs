@@ -12,6 +12,7 @@ use std::path::Path;
 use super::checked::Refusal;
 use super::family;
 pub(super) use super::tests_2026::with_key;
+use super::tests_2026::wrong_typed;
 use super::*;
 use proptest::prelude::*;
 use serde_json::json;
@@ -196,20 +197,6 @@ fn read_keys() -> Vec<(&'static [u8], &'static [&'static str])> {
                 "qk_rope_head_dim",
             ],
         ),
-    ]
-}
-
-/// A JSON value of a type no layout key has.
-fn wrong_typed() -> impl Strategy<Value = Value> {
-    prop_oneof![
-        "[a-z0-9*M-]{0,8}".prop_map(Value::from),
-        (i64::MIN..0).prop_map(Value::from),
-        (-1e9f64..1e9)
-            .prop_filter("fractional", |f| f.fract() != 0.0)
-            .prop_map(Value::from),
-        any::<bool>().prop_map(Value::from),
-        Just(json!({"value": 4})),
-        proptest::collection::vec("[a-z_]{0,12}", 0..60).prop_map(|v| json!(v)),
     ]
 }
 
