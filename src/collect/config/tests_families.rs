@@ -15,7 +15,6 @@ pub(super) use super::tests_2026::with_key;
 use super::tests_2026::wrong_typed;
 use super::*;
 use proptest::prelude::*;
-use serde_json::json;
 
 pub(super) const DEEPSEEK_V4_FLASH: &[u8] = include_bytes!(
     "../../../tests/fixtures/huggingface/deepseek-ai__DeepSeek-V4-Flash/config.json"
