@@ -19,6 +19,16 @@ use ranked::{glance, table};
 
 const TEMPLATE: &str = include_str!("../../../templates/docs.html");
 
+/// The text of the page's one `<style>` element, exactly as served: the page carries no other
+/// style (no `style` attribute, no `<style>` in its SVG), so its hash is the whole of what the
+/// page's `Content-Security-Policy` must allow of styles.
+pub fn style_text() -> &'static str {
+    TEMPLATE
+        .split_once("<style>")
+        .and_then(|(_, rest)| rest.split_once("</style>"))
+        .map_or("", |(style, _)| style)
+}
+
 fn status(catalog: &ServedModels) -> String {
     let h = &catalog.head;
     let state_class = if h.freshness.state == "fresh" {
@@ -290,6 +300,15 @@ mod tests {
         }
         // It comes before the first section.
         assert!(page.find("<nav").expect("nav") < page.find("<h2").expect("h2"));
+    }
+
+    #[test]
+    fn the_page_has_one_style_element_and_no_style_attribute() {
+        let page = page(None, "https://x.test");
+        assert_eq!(page.matches("<style").count(), 1);
+        assert!(!page.contains(" style="));
+        assert!(page.contains(&format!("<style>{}</style>", style_text())));
+        assert!(!style_text().is_empty());
     }
 
     #[test]
