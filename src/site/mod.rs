@@ -316,7 +316,7 @@ fn write_all(
         entries.push(writer.write(&error_file(code), &error_body(code, code.generic_message()))?);
     }
     let page_data = match data {
-        SiteData::Data { inputs, catalog } => Some((&inputs.export, *catalog)),
+        SiteData::Data { inputs, catalog } => Some((*inputs, *catalog)),
         SiteData::Unavailable => None,
     };
     if options.docs_url.is_none() {

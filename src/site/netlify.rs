@@ -38,7 +38,7 @@ pub const JSON_HEADERS: [(&str, &str); 4] = [
 /// a policy does not govern; no page may frame it. The hash is of
 /// [`crate::answers::page::style_text`]: a test keeps the two equal (edit the template's style,
 /// then this line and `netlify.toml`).
-pub const PAGE_CSP: &str = "default-src 'none'; style-src 'sha256-MfCIU1BMwSpDVT2HZi6wIpr98/7HPGNJafLCJJd/1Vc='; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+pub const PAGE_CSP: &str = "default-src 'none'; style-src 'sha256-pA62JUb7+emR/j3NXeiJckap0OhnTUm+dvzVO4k+bzQ='; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /// The headers of the HTML docs page: its policy, and no referrer sent to the sources it links.
 pub const HTML_HEADERS: [(&str, &str); 6] = [

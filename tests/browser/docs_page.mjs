@@ -79,6 +79,42 @@ async function visit(width, height) {
     };
   });
 
+  // Issue 50: where the first chart is on the first screen (page coordinates, unscrolled), and
+  // whether the table's header row and model column stay in view when its box is scrolled
+  // down and right (CSS sticky within the box).
+  const glance = await page.evaluate(() => {
+    const chart = document.querySelector("#share-chart svg");
+    const box = document.querySelector("#ranked-table");
+    const first = chart && chart.getBoundingClientRect();
+    const out = {
+      firstChart: first && { top: Math.round(first.top + window.scrollY), bottom: Math.round(first.bottom + window.scrollY), width: Math.round(first.width) },
+      textColumn: Math.round(document.querySelector("p.lede").getBoundingClientRect().width),
+      sticky: null,
+    };
+    if (box) {
+      box.scrollTop = 400;
+      box.scrollLeft = 1000;
+      const boxRect = box.getBoundingClientRect();
+      const th = box.querySelector("thead th").getBoundingClientRect();
+      const rows = [...box.querySelectorAll("tbody tr")];
+      // A row in view of the box after the scroll: its model cell must be at the box's left.
+      const visible = rows.find((tr) => {
+        const r = tr.getBoundingClientRect();
+        return r.top > th.bottom && r.bottom < boxRect.bottom;
+      }) || rows[rows.length - 1];
+      const model = visible.querySelector("td.model").getBoundingClientRect();
+      out.sticky = {
+        scrolledDown: box.scrollTop,
+        scrolledRight: box.scrollLeft,
+        headerTopOffset: Math.round(th.top - boxRect.top),
+        modelLeftOffset: Math.round(model.left - boxRect.left),
+      };
+      box.scrollTop = 0;
+      box.scrollLeft = 0;
+    }
+    return out;
+  });
+
   // Screenshots for a person to look at, when asked (scripts/screenshot.sh's job in CI-less use).
   if (process.env.DOCS_PAGE_SCREENSHOTS) {
     await page.screenshot({ path: `${process.env.DOCS_PAGE_SCREENSHOTS}/docs-${width}.png`, fullPage: true });
@@ -106,6 +142,7 @@ async function visit(width, height) {
     failedRequests,
     requests,
     ...layout,
+    ...glance,
   };
 }
 
