@@ -15,7 +15,7 @@ use crate::records::ServedModels;
 pub const MOVES: usize = 5;
 
 /// The bars' box inside the viewBox: labels left of it, values right of it.
-const BAR_LEFT: f64 = 236.0;
+const BAR_LEFT: f64 = 250.0;
 const BAR_RIGHT: f64 = 356.0;
 const VALUE_RIGHT: f64 = 416.0;
 const TOP: f64 = 48.0;
@@ -146,7 +146,7 @@ impl TrendChart {
             );
         }
         let ids: Vec<&str> = self.moves.iter().map(|m| m.model_id.as_str()).collect();
-        let names = labels(&ids, 32);
+        let names = labels(&ids, 28);
         for (k, m) in self.moves.iter().enumerate() {
             let y = TOP + ROW * k as f64;
             let length = if largest > 0.0 {

@@ -295,7 +295,7 @@ pub(super) fn table(catalog: &ServedModels, supply: Option<&Supply>) -> String {
 pub(super) fn first_chart(export: &crate::input::export::Export, catalog: &ServedModels) -> String {
     let chart = crate::answers::charts::ShareChart::of(export, catalog);
     format!(
-        "<figure class=\"chart\" id=\"share-chart\">{}<figcaption>{} Its figures in words are <a href=\"#glance\">at a glance</a>. Take it away: <a href=\"{}\">share.svg</a> (SVG); every day of every model: <a href=\"/api/tables/daily.csv\">daily.csv</a>.</figcaption></figure>",
+        "<figure class=\"chart\" id=\"share-chart\">{}<figcaption>{}. Its figures in words are <a href=\"#glance\">at a glance</a>. Take it away: <a href=\"{}\">share.svg</a> (SVG); every day of every model: <a href=\"/api/tables/daily.csv\">daily.csv</a>.</figcaption></figure>",
         chart.svg(),
         escape(&chart.title()),
         crate::answers::addresses::SHARE_PATH
