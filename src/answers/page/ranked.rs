@@ -165,7 +165,7 @@ fn providers_cell(out: &mut String, record: &ModelRecord, supply: Option<&Supply
             .filter(|e| seen.insert(e.provider.as_str()))
             .collect();
     let price = |p: Option<rust_decimal::Decimal>| {
-        p.map_or("?".to_string(), |p| {
+        p.map_or("not listed".to_string(), |p| {
             format!("${}", crate::base::decimal::plain(p))
         })
     };
