@@ -74,7 +74,7 @@ fn main() {
     });
     let chart_bytes: usize = chart_files.iter().map(|(_, bytes)| bytes.len()).sum();
     let (page, html) = best_of(runs, || {
-        model_demand::answers::page::page(Some((&inputs.export, &catalog)), "https://x.test")
+        model_demand::answers::page::page(Some((&inputs, &catalog)), "https://x.test")
     });
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!(

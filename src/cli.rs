@@ -63,8 +63,8 @@ pub enum Command {
     /// Print the repository's netlify.toml (publish directory, build command, headers).
     NetlifyToml,
     /// Serve the API to agents as Model Context Protocol tools on stdio (get_contract,
-    /// list_models, get_model, get_demand_history), answering with the bytes of a built or
-    /// published site, cut to what is asked.
+    /// list_models, get_model, get_demand_history, get_providers), answering with the bytes of a
+    /// built or published site, cut to what is asked; without a site, from the bundled sample.
     /// Standard output carries only the protocol; logs go to standard error.
     Mcp(McpArgs),
 }
@@ -72,7 +72,8 @@ pub enum Command {
 /// `mcp` arguments: where the answers come from.
 #[derive(Debug, Args)]
 pub struct McpArgs {
-    /// A built site, read through the same router as `serve`.
+    /// A built site, read through the same router as `serve`; when it holds none (absent or
+    /// empty), the bundled sample is answered from a temporary directory, as `serve` answers first.
     #[arg(long, value_name = "DIR", default_value = "out")]
     pub dir: PathBuf,
     /// A published site instead (https://..., or http:// on this machine), asked over the

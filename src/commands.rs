@@ -206,11 +206,64 @@ pub fn collect_report(path: &std::path::Path) -> Result<String> {
 }
 
 /// `mcp`: the MCP server on stdio over the site the arguments name, until the client closes
-/// standard input.
+/// standard input. When `--dir` holds no site (absent or empty), it answers from the sample
+/// `serve` would write (the path given, the checkout's, else the copy inside the binary), built
+/// in its compact layout into a temporary directory (a fraction of a second), and says so on
+/// standard error; a directory holding anything else is refused as before.
 pub fn mcp(args: &McpArgs) -> Result<()> {
-    let source = match &args.base_url {
-        Some(url) => crate::agents::Source::remote(url)?,
-        None => crate::agents::Source::dir(&args.dir)?,
+    use crate::site::ownership::Replaceable;
+    if let Some(url) = &args.base_url {
+        return crate::agents::run(crate::agents::Source::remote(url)?);
+    }
+    let dir = &args.dir;
+    if !matches!(
+        site::check_replaceable(dir),
+        Ok(Replaceable::Absent | Replaceable::Empty)
+    ) {
+        return crate::agents::run(crate::agents::Source::dir(dir)?);
+    }
+    let export = Source::resolve(None, SAMPLE_EXPORT);
+    let supply = Source::resolve(None, SAMPLE_SUPPLY);
+    let inputs = load_sources(&export, Some(&supply))?;
+    let catalog = inputs.served_models(OffsetDateTime::now_utc());
+    let interim = TemporarySite::new();
+    let compact = BuildOptions {
+        layout: crate::site::edge::Layout::Edge,
+        ..BuildOptions::new(&interim.0)
     };
+    let data = SiteData::Data {
+        inputs: &inputs,
+        catalog: &catalog,
+    };
+    site::build(&data, &compact)?;
+    eprintln!(
+        "{} holds no site: answering from {} (its compact layout, in a temporary directory); `model-demand build --out {}` writes a site of your own data",
+        dir.display(),
+        bundled::describe(&export, Some(&supply)),
+        dir.display()
+    );
+    let source = crate::agents::Source::dir(&interim.0)?;
     crate::agents::run(source)
+}
+
+/// A site written into a directory of its own under the system's temporary directory, removed
+/// when dropped (only when it holds a manifest: a site this program wrote there).
+struct TemporarySite(std::path::PathBuf);
+
+impl TemporarySite {
+    fn new() -> TemporarySite {
+        TemporarySite(std::env::temp_dir().join(format!(
+            "model-demand-mcp-{}-{}",
+            std::process::id(),
+            OffsetDateTime::now_utc().unix_timestamp_nanos()
+        )))
+    }
+}
+
+impl Drop for TemporarySite {
+    fn drop(&mut self) {
+        if Manifest::is_present(&self.0) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
 }

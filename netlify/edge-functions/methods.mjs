@@ -13,6 +13,7 @@ export const HEADERS = {
   "Content-Type": "application/json",
   "Access-Control-Allow-Origin": "*",
   "Cache-Control": "public, max-age=0, must-revalidate",
+  "X-Content-Type-Options": "nosniff",
   Allow: "GET, HEAD",
 };
 

@@ -21,6 +21,7 @@ export const HEADERS = {
   "Content-Type": "application/json",
   "Access-Control-Allow-Origin": "*",
   "Cache-Control": "public, max-age=0, must-revalidate",
+  "X-Content-Type-Options": "nosniff",
 };
 
 /** How long Netlify's CDN may keep an assembled list answer (never longer than a deploy). */

@@ -106,10 +106,10 @@ pub(super) fn history_target(call: &Call, arguments: &JsonObject) -> Option<Stri
         .then(|| format!("{dir}{}.json", crate::query::model_key(id)))
 }
 
-/// The refusal of a served model whose history file the site lacks (a site built before
-/// `get_demand_history`).
+/// The refusal of a served model whose precomputed file the site lacks (a site built before
+/// the tool: `get_demand_history`, `get_providers`).
 pub(super) const NO_HISTORY: &str =
-    "this site serves the model but has no demand history for it: it was built by an older version of model-demand";
+    "this site serves the model but has no precomputed answer of this tool for it: it was built by an older version of model-demand";
 
 /// The raw query string of a tool call: every argument as `name=value`, percent-encoded, in the
 /// order given; a null argument is left out as an absent one. `first` (`model_id` for

@@ -63,6 +63,8 @@ pub struct ToolDefinition {
     pub first: Option<&'static str>,
     /// How the answer is shaped.
     pub shape: Shape,
+    /// The site directory of the precomputed answers a [`Shape::History`] call reads.
+    pub files: Option<&'static str>,
 }
 
 /// The public path of the contract.
@@ -96,7 +98,7 @@ pub const DEFAULT_RECORD_FIELDS: [&str; 8] = [
 pub const READING: &str = "A position in the list is not a rank: the rank is latest_rank (the rank on the window's last day). Models whose sort value is unknown come last in both orders, ordered by model_id. A null value is unknown, never zero; keep it unknown. supply.state current_route_not_found means no route of the supply feed has this model's ID, nothing about whether providers serve it; never infer that a model is underserved.";
 
 /// The tools, in the order `tools/list` gives them.
-pub const TOOLS: [ToolDefinition; 4] = [
+pub const TOOLS: [ToolDefinition; 5] = [
     ToolDefinition {
         name: "get_contract",
         summary: "GET /api/v1/about without its field definitions, or with those of the given fields; [\"*\"] for the whole document",
@@ -104,6 +106,7 @@ pub const TOOLS: [ToolDefinition; 4] = [
         path: ABOUT_PATH,
         first: None,
         shape: Shape::Contract,
+        files: None,
     },
     ToolDefinition {
         name: "list_models",
@@ -112,6 +115,7 @@ pub const TOOLS: [ToolDefinition; 4] = [
         path: MODELS_PATH,
         first: None,
         shape: Shape::Records,
+        files: None,
     },
     ToolDefinition {
         name: "get_model",
@@ -120,6 +124,7 @@ pub const TOOLS: [ToolDefinition; 4] = [
         path: MODELS_PATH,
         first: Some("model_id"),
         shape: Shape::Body,
+        files: None,
     },
     ToolDefinition {
         name: "get_demand_history",
@@ -128,6 +133,16 @@ pub const TOOLS: [ToolDefinition; 4] = [
         path: MODELS_PATH,
         first: Some("model_id"),
         shape: Shape::History,
+        files: Some(crate::answers::history::HISTORY_DIR),
+    },
+    ToolDefinition {
+        name: "get_providers",
+        summary: "who serves one model: each endpoint of its route in the latest supply collection (provider, quantization, context, prices, latency, throughput, uptime), the cheapest first",
+        description: "Who serves one model, by exact ID (as written): each endpoint of its route in the latest supply collection, cheapest first (input, then output price), with provider, quantization, context_length, prices (USD per million tokens), latency_ms, throughput and uptime_percent; null means not reported, never zero. With no route, supply.state and reason say why (current_route_not_found says nothing about whether providers exist). An ID not served is an error result with the API's 404 body.",
+        path: MODELS_PATH,
+        first: Some("model_id"),
+        shape: Shape::History,
+        files: Some(crate::answers::providers::PROVIDERS_DIR),
     },
 ];
 
@@ -267,8 +282,7 @@ impl Catalogue {
                     first: tool.first.map(str::to_string),
                     defaults,
                     shape: tool.shape,
-                    file_dir: (tool.shape == Shape::History)
-                        .then(|| format!("/{}/", crate::answers::history::HISTORY_DIR)),
+                    file_dir: tool.files.map(|dir| format!("/{dir}/")),
                 };
                 (tool.name.to_string(), call)
             })
@@ -345,21 +359,32 @@ pub fn client_config(base_url: &str, connection: Connection) -> String {
     format!("{{\n  \"mcpServers\": {{\n    \"model-demand\": {{\n      {server}\n    }}\n  }}\n}}")
 }
 
+/// Where an agent of the tools finds histories, providers and whole tables: what stands in the
+/// server instructions for the contract's line on the feeds
+/// ([`crate::answers::contract::FEEDS_INSTRUCTION`]), which no tool reads.
+pub const HISTORIES_INSTRUCTION: &str = "For one model's daily demand and supply history, call get_demand_history; for who serves it (each endpoint's provider, prices, context, quantization, latency, uptime), call get_providers. For every model at once, the site serves flat tables (not tool results): /api/tables/models.csv, daily.csv, days.csv and supply.csv, described by /api/tables/datapackage.json; an empty cell is unknown.";
+
 /// What the server instructions add to the contract's, for agents that reach it by MCP.
-pub const MCP_INSTRUCTIONS: [&str; 4] = [
+pub const MCP_INSTRUCTIONS: [&str; 3] = [
     READING,
     "Tool arguments take model IDs as written in models[].model_id (with / and : as they are); only URLs take them percent-encoded.",
-    "For one model's daily demand and supply history, call get_demand_history; the whole feeds are /api/export and /api/supply.",
     "Tool results are kept within 75,000 bytes: list_models gives a compact default of fields and 10 models a page; ask fields or [\"*\"] for more, with a smaller limit.",
 ];
 
-/// The server instructions: the contract's agent instructions, one a line, then
-/// [`MCP_INSTRUCTIONS`].
+/// The server instructions: the contract's agent instructions, one a line, with
+/// [`HISTORIES_INSTRUCTION`] in place of the line on the feeds; then [`MCP_INSTRUCTIONS`].
 pub fn instructions(about: &Value) -> Option<String> {
     let lines: Vec<&str> = about["agent_instructions"]
         .as_array()?
         .iter()
         .filter_map(Value::as_str)
+        .map(|line| {
+            if line == crate::answers::contract::FEEDS_INSTRUCTION {
+                HISTORIES_INSTRUCTION
+            } else {
+                line
+            }
+        })
         .chain(MCP_INSTRUCTIONS)
         .collect();
     Some(lines.join("\n"))
@@ -468,7 +493,7 @@ fn input_schema(tool: &str, openapi: &Value, about: &Value) -> Value {
             )]),
             vec![],
         ),
-        "get_model" | "get_demand_history" => {
+        "get_model" | "get_demand_history" | "get_providers" => {
             let mut schema = parameters
                 .iter()
                 .find(|p| p["name"] == "model_id")
@@ -561,9 +586,28 @@ mod tests {
         for tool in &catalogue.tools {
             assert!(tool.get("outputSchema").is_none(), "{}", tool["name"]);
         }
-        let mut expected = contract::AGENT_INSTRUCTIONS.to_vec();
+        let mut expected: Vec<&str> = contract::AGENT_INSTRUCTIONS
+            .iter()
+            .map(|line| match *line {
+                contract::FEEDS_INSTRUCTION => HISTORIES_INSTRUCTION,
+                other => other,
+            })
+            .collect();
         expected.extend(MCP_INSTRUCTIONS);
         assert_eq!(catalogue.instructions, expected.join("\n"));
+        // Issue 50: the instructions name what the tools and the site serve, the tables
+        // included, never a feed as a place the tools read.
+        for names in ["/api/export", "/api/supply", "full_export"] {
+            assert!(!catalogue.instructions.contains(names), "{names}");
+        }
+        for names in [
+            "get_providers",
+            "get_demand_history",
+            "/api/tables/models.csv",
+            "supply.csv",
+        ] {
+            assert!(catalogue.instructions.contains(names), "{names}");
+        }
     }
 
     #[test]
@@ -625,6 +669,7 @@ mod tests {
     #[test]
     fn tools_list_is_within_its_budget() {
         let tools = serde_json::to_vec(&json!({"tools": catalogue().tools})).expect("JSON");
+        eprintln!("tools/list: {} bytes", tools.len());
         assert!(tools.len() <= TOOLS_LIST_BUDGET, "{} bytes", tools.len());
     }
 

@@ -25,6 +25,11 @@ pub fn documentation_url(base_url: &str, docs_url: Option<&str>) -> String {
     )
 }
 
+/// The agent instruction that sends a client of the HTTP API to the feeds for histories: the
+/// MCP server's instructions put the tools and tables that answer it in its place
+/// ([`crate::answers::catalogue::instructions`]), since no tool reads the feeds.
+pub const FEEDS_INSTRUCTION: &str = "Use the full export (links.full_export) for daily demand history and the supply feed (/api/supply) for supply history.";
+
 /// The agent instructions of spec 2.7.
 pub const AGENT_INSTRUCTIONS: [&str; 8] = [
     "Read this contract before querying models.",
@@ -32,7 +37,7 @@ pub const AGENT_INSTRUCTIONS: [&str; 8] = [
     "Use only fields this contract defines.",
     "Keep unavailable values as unknown: a null value is never zero, and must not be replaced with a number.",
     "Report generated_at, evaluation_cutoff, the window, freshness (state and reason) and the source limits with any result; check freshness.state before reporting.",
-    "Use the full export (links.full_export) for daily demand history and the supply feed (/api/supply) for supply history.",
+    FEEDS_INSTRUCTION,
     "Do not infer that any model is underserved: demand or missing data does not prove a supply opportunity.",
     "Give the attribution in source.attribution wherever demand data is reused (CC BY 4.0).",
 ];

@@ -79,6 +79,38 @@ pub fn human_points(change: &str) -> String {
     }
 }
 
+/// A context length as people write it: binary thousands where the length is a whole number
+/// of them (`131072` → `128K`, `1048576` → `1M`), else decimal ones (`200000` → `200K`,
+/// `1000000` → `1M`), else a decimal with one digit (`32768.5` never occurs: `40960` →
+/// `40K`, `12345` → `12.3K`). The exact figure is on hover and in the API.
+pub fn human_context(digits: &str) -> String {
+    let Ok(n) = digits.parse::<u64>() else {
+        return escape(digits);
+    };
+    const KI: u64 = 1024;
+    match n {
+        0 => "0".to_string(),
+        n if n % (KI * KI) == 0 => format!("{}M", n / (KI * KI)),
+        n if n % KI == 0 => format!("{}K", n / KI),
+        n if n % 1_000_000 == 0 => format!("{}M", n / 1_000_000),
+        n if n % 1_000 == 0 => format!("{}K", n / 1_000),
+        n if n < 1_000 => n.to_string(),
+        n => format!("{:.1}K", n as f64 / 1_000.0),
+    }
+}
+
+/// A ratio as a signed percentage with one decimal: `"0.0456"` → `+4.6 %`; `"-0.5"` → `-50.0 %`.
+pub fn human_relative(ratio: &str) -> String {
+    match ratio.parse::<Decimal>() {
+        Ok(r) => {
+            let percent = (r * Decimal::ONE_HUNDRED).round_dp(1);
+            let sign = if percent > Decimal::ZERO { "+" } else { "" };
+            format!("{sign}{percent:.1} %")
+        }
+        Err(_) => escape(ratio),
+    }
+}
+
 /// The order of the page's table (and so of the chart's leading models): the API's
 /// `sort=latest_rank&order=asc`, the rank on the window's last day, models without one after
 /// the others by model ID. The first column is that rank, so the two agree.
@@ -100,6 +132,16 @@ mod tests {
         assert_eq!(human_points("-0.5"), "-0.50 pp");
         assert_eq!(human_share("0.380053576914"), "38.01 %");
         assert_eq!(human_share("0"), "0 %");
+        assert_eq!(human_context("131072"), "128K");
+        assert_eq!(human_context("1048576"), "1M");
+        assert_eq!(human_context("10485760"), "10M");
+        assert_eq!(human_context("200000"), "200K");
+        assert_eq!(human_context("1000000"), "1M");
+        assert_eq!(human_context("163840"), "160K");
+        assert_eq!(human_context("12345"), "12.3K");
+        assert_eq!(human_relative("0.0456"), "+4.6 %");
+        assert_eq!(human_relative("-0.5"), "-50.0 %");
+        assert_eq!(human_relative("0"), "0.0 %");
         assert_eq!(
             escape("<a href=\"x\">&'"),
             "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"

@@ -9,7 +9,7 @@ use std::fmt::Write;
 use serde_json::Value;
 
 use crate::answers::catalogue::{
-    client_config, mcp_url, Connection, MCP_INSTRUCTIONS, READING, TOOLS,
+    client_config, mcp_url, Connection, HISTORIES_INSTRUCTION, MCP_INSTRUCTIONS, READING, TOOLS,
 };
 use crate::answers::contract;
 use crate::answers::render::ErrorCode;
@@ -161,7 +161,7 @@ pub fn llms_txt(base_url: &str, docs_url: Option<&str>, sample: bool) -> String 
     out.push_str("\n## MCP server\n\n");
     let _ = writeln!(
         out,
-        "Agents that use the Model Context Protocol reach this API as tools at `{}` (Streamable HTTP, stateless, JSON responses): {}. Each tool answers with the API's own bytes, cut to what is asked (every value object whole); a refusal of the API is a tool error whose text is the API's error body. {} {}\n\nAdd it to a client by URL:\n",
+        "Agents that use the Model Context Protocol reach this API as tools at `{}` (Streamable HTTP, stateless, JSON responses): {}. Each tool answers with the API's own bytes, cut to what is asked (every value object whole); a refusal of the API is a tool error whose text is the API's error body. {} {} {}\n\nAdd it to a client by URL:\n",
         mcp_url(base),
         TOOLS
             .iter()
@@ -169,6 +169,7 @@ pub fn llms_txt(base_url: &str, docs_url: Option<&str>, sample: bool) -> String 
             .collect::<Vec<_>>()
             .join(", "),
         READING,
+        HISTORIES_INSTRUCTION,
         MCP_INSTRUCTIONS[1..].join(" ")
     );
     let _ = writeln!(

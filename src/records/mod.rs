@@ -701,33 +701,46 @@ pub(crate) fn collection_state(
         reason: Some(why.to_string()),
         summary: None,
     };
-    let latest = collection;
-    if latest.status == CollectionStatus::Failed {
-        return unavailable("temporarily_unavailable", reason::LATEST_COLLECTION_FAILED);
+    match current_route(collection, model_id) {
+        Ok(route) => SupplyState {
+            state: "available",
+            reason: None,
+            summary: Some(summarize(route, &collection.finished_at, history_ready)),
+        },
+        Err((state, why)) => unavailable(state, why),
     }
-    let route = match latest.routes.iter().find(|r| r.route_id == model_id) {
+}
+
+/// The route of `collection` that serves `model_id` by the rules of `supply.state` (DESIGN §4:
+/// the route whose ID is the model's, else the only route of the model), or the state and
+/// reason that say why there is none to read: the collection or the route failed, no route,
+/// several.
+pub(crate) fn current_route<'c>(
+    collection: &'c crate::input::supply::Collection,
+    model_id: &str,
+) -> std::result::Result<&'c SupplyRoute, (&'static str, &'static str)> {
+    if collection.status == CollectionStatus::Failed {
+        return Err(("temporarily_unavailable", reason::LATEST_COLLECTION_FAILED));
+    }
+    let route = match collection.routes.iter().find(|r| r.route_id == model_id) {
         Some(route) => route,
         None => {
-            let serving: Vec<&SupplyRoute> = latest
+            let serving: Vec<&SupplyRoute> = collection
                 .routes
                 .iter()
                 .filter(|r| r.model_id == model_id)
                 .collect();
             match serving.as_slice() {
-                [] => return unavailable("current_route_not_found", reason::NO_CURRENT_ROUTE),
+                [] => return Err(("current_route_not_found", reason::NO_CURRENT_ROUTE)),
                 [only] => *only,
-                _ => return unavailable("current_route_ambiguous", reason::SEVERAL_CURRENT_ROUTES),
+                _ => return Err(("current_route_ambiguous", reason::SEVERAL_CURRENT_ROUTES)),
             }
         }
     };
     if route.failed {
-        return unavailable("temporarily_unavailable", reason::ROUTE_COLLECTION_FAILED);
+        return Err(("temporarily_unavailable", reason::ROUTE_COLLECTION_FAILED));
     }
-    SupplyState {
-        state: "available",
-        reason: None,
-        summary: Some(summarize(route, &latest.finished_at, history_ready)),
-    }
+    Ok(route)
 }
 
 fn summarize(route: &SupplyRoute, finished_at: &Timestamp, history_ready: bool) -> SupplySummary {

@@ -316,7 +316,7 @@ fn write_all(
         entries.push(writer.write(&error_file(code), &error_body(code, code.generic_message()))?);
     }
     let page_data = match data {
-        SiteData::Data { inputs, catalog } => Some((&inputs.export, *catalog)),
+        SiteData::Data { inputs, catalog } => Some((*inputs, *catalog)),
         SiteData::Unavailable => None,
     };
     if options.docs_url.is_none() {
@@ -351,6 +351,7 @@ fn write_all(
             }
             entries.extend(write_exact_answers(&rendered, writer)?);
             entries.extend(write_histories(inputs, catalog, writer)?);
+            entries.extend(write_providers(inputs, catalog, writer)?);
             let mut table = RoutingTable::with_data(&rendered, &redirects);
             let rules = match options.layout {
                 Layout::Full => netlify::redirects_file(rendered.ids(), &redirects),
@@ -445,6 +446,25 @@ fn write_histories(
             writer.write(
                 &crate::answers::history::history_file(&record.model_id),
                 &histories.body(&record.model_id),
+            )
+        })
+        .collect()
+}
+
+/// Every served model's providers (`get_providers`), in parallel.
+fn write_providers(
+    inputs: &Inputs,
+    catalog: &ServedModels,
+    writer: &Writer<'_>,
+) -> Result<Vec<ManifestEntry>> {
+    use crate::answers::providers;
+    catalog
+        .records
+        .par_iter()
+        .map(|record| {
+            writer.write(
+                &providers::providers_file(&record.model_id),
+                &providers::body(inputs.supply.as_ref(), &catalog.head, &record.model_id),
             )
         })
         .collect()

@@ -20,40 +20,59 @@ pub fn error_file(code: ErrorCode) -> String {
     format!("_api/errors/{}.json", code.as_str())
 }
 
+/// Every answer's guard against content sniffing: a browser takes each body as the type it
+/// is served with (a JSON error body is never run as HTML, a CSV never as script).
+pub const NOSNIFF: (&str, &str) = ("X-Content-Type-Options", "nosniff");
+
 /// The headers every JSON answer carries, on the CDN and in the preview server alike.
-pub const JSON_HEADERS: [(&str, &str); 3] = [
+pub const JSON_HEADERS: [(&str, &str); 4] = [
     ("Content-Type", "application/json"),
     ("Access-Control-Allow-Origin", "*"),
     ("Cache-Control", "public, max-age=0, must-revalidate"),
+    NOSNIFF,
 ];
 
-/// The headers of the HTML docs page.
-pub const HTML_HEADERS: [(&str, &str); 3] = [
+/// What the docs page may load: nothing but its own `<style>` element (by its SHA-256, so an
+/// injected style or any script is refused) and `data:` images (its inline icon). The page has
+/// no script, no external asset and no form; its charts are SVG elements of the document, which
+/// a policy does not govern; no page may frame it. The hash is of
+/// [`crate::answers::page::style_text`]: a test keeps the two equal (edit the template's style,
+/// then this line and `netlify.toml`).
+pub const PAGE_CSP: &str = "default-src 'none'; style-src 'sha256-pA62JUb7+emR/j3NXeiJckap0OhnTUm+dvzVO4k+bzQ='; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/// The headers of the HTML docs page: its policy, and no referrer sent to the sources it links.
+pub const HTML_HEADERS: [(&str, &str); 6] = [
     ("Content-Type", "text/html; charset=utf-8"),
     ("Access-Control-Allow-Origin", "*"),
     ("Cache-Control", "public, max-age=0, must-revalidate"),
+    NOSNIFF,
+    ("Content-Security-Policy", PAGE_CSP),
+    ("Referrer-Policy", "no-referrer"),
 ];
 
 /// The headers of `/llms.txt`, a Markdown guide: plain text, so every browser and agent shows it.
-pub const TEXT_HEADERS: [(&str, &str); 3] = [
+pub const TEXT_HEADERS: [(&str, &str); 4] = [
     ("Content-Type", "text/plain; charset=utf-8"),
     ("Access-Control-Allow-Origin", "*"),
     ("Cache-Control", "public, max-age=0, must-revalidate"),
+    NOSNIFF,
 ];
 
 /// The headers of the flat tables' CSV files (`/api/tables/*.csv`), with the feeds' CORS and
 /// caching.
-pub const CSV_HEADERS: [(&str, &str); 3] = [
+pub const CSV_HEADERS: [(&str, &str); 4] = [
     ("Content-Type", "text/csv; charset=utf-8"),
     ("Access-Control-Allow-Origin", "*"),
     ("Cache-Control", "public, max-age=0, must-revalidate"),
+    NOSNIFF,
 ];
 
 /// The headers of the charts (`/charts/*.svg`): SVG images, with the feeds' CORS and caching.
-pub const SVG_HEADERS: [(&str, &str); 3] = [
+pub const SVG_HEADERS: [(&str, &str); 4] = [
     ("Content-Type", "image/svg+xml"),
     ("Access-Control-Allow-Origin", "*"),
     ("Cache-Control", "public, max-age=0, must-revalidate"),
+    NOSNIFF,
 ];
 
 /// A `_headers` rule: a path pattern (exact, or a prefix ending in `/*`) and its header set.
@@ -532,6 +551,43 @@ mod tests {
             assert_eq!(headers_for(path), &JSON_HEADERS, "{path}");
         }
         assert_eq!(headers_for("/llms.txt"), &TEXT_HEADERS);
+    }
+
+    #[test]
+    fn every_header_set_forbids_sniffing() {
+        for (pattern, headers) in header_rules(true) {
+            assert!(headers.contains(&NOSNIFF), "{pattern}");
+        }
+        assert!(headers_file(false).contains("  X-Content-Type-Options: nosniff\n"));
+    }
+
+    #[test]
+    fn the_page_policy_allows_exactly_its_own_style() {
+        let hash =
+            crate::base::digest::sha256_base64(crate::answers::page::style_text().as_bytes());
+        assert!(
+            PAGE_CSP.contains(&format!("style-src 'sha256-{hash}';")),
+            "the page's style is now 'sha256-{hash}': update PAGE_CSP and netlify.toml"
+        );
+        assert!(PAGE_CSP.starts_with("default-src 'none';"));
+        assert!(!PAGE_CSP.contains("script") && !PAGE_CSP.contains("unsafe"));
+        let docs = headers_for("/docs/");
+        assert!(docs.contains(&("Content-Security-Policy", PAGE_CSP)));
+        assert!(docs.contains(&("Referrer-Policy", "no-referrer")));
+        // Only the page has a policy: JSON, text, CSV and SVG are never rendered as documents.
+        for path in [
+            "/api/v1/about",
+            "/llms.txt",
+            tables::CSV_PATHS[0],
+            CHART_PATHS[0],
+        ] {
+            assert!(
+                !headers_for(path)
+                    .iter()
+                    .any(|(n, _)| *n == "Content-Security-Policy"),
+                "{path}"
+            );
+        }
     }
 
     #[test]

@@ -355,6 +355,7 @@ fn redirect_to(status: u16, location: &str) -> Answer {
                 "Cache-Control",
                 "public, max-age=0, must-revalidate".to_string(),
             ),
+            (netlify::NOSNIFF.0, netlify::NOSNIFF.1.to_string()),
         ],
         body: Body::Bytes(Vec::new()),
         length: 0,

@@ -61,6 +61,7 @@ fn budgets(preview: &str, model_id: &str) -> Vec<(String, usize)> {
         ("list_models", json!({})),
         ("get_model", json!({"model_id": model_id})),
         ("get_demand_history", json!({"model_id": model_id})),
+        ("get_providers", json!({"model_id": model_id})),
     ] {
         let (result, bytes) = call(preview, tool, arguments);
         assert_eq!(result["isError"], false, "{tool}: {result}");
@@ -97,6 +98,24 @@ fn default_calls_stay_within_budget_on_the_small_site_and_the_sample() {
             .expect("JSON");
     let id = first["models"][0]["model_id"].as_str().expect("an ID");
     let sample_figures = budgets(&preview, id);
+    // Every model's providers within the default budget (issue 50): the largest, printed.
+    let all: Value =
+        serde_json::from_slice(&exchange(&preview, "GET", "/api/v1/models?limit=100").body)
+            .expect("JSON");
+    let largest = all["models"]
+        .as_array()
+        .expect("models")
+        .iter()
+        .map(|record| {
+            let id = record["model_id"].as_str().expect("an ID");
+            let (result, bytes) = call(&preview, "get_providers", json!({"model_id": id}));
+            assert_eq!(result["isError"], false, "{id}: {result}");
+            assert!(bytes <= DEFAULT_CALL_BUDGET, "{id}: {bytes} bytes");
+            (bytes, id.to_string())
+        })
+        .max()
+        .expect("models");
+    eprintln!("largest get_providers of the sample: {largest:?}");
     eprintln!("bytes as sent, small fixture: {small_figures:?}");
     eprintln!("bytes as sent, bundled sample: {sample_figures:?}");
 
@@ -285,6 +304,14 @@ fn cases() -> Vec<(&'static str, &'static str)> {
             "get_model",
             r#"{"model_id":"acme/alpha-70b","fields":["model_id"]}"#,
         ),
+        ("get_providers", r#"{"model_id":"acme/alpha-70b"}"#),
+        ("get_providers", r#"{"model_id":"nobody/none"}"#),
+        ("get_providers", r#"{}"#),
+        (
+            "get_providers",
+            r#"{"model_id":"acme/alpha-70b","limit":2}"#,
+        ),
+        ("get_providers", r#"{"model_id":"acme%2Falpha-70b"}"#),
     ]
 }
 
@@ -418,4 +445,94 @@ fn the_demand_history_is_the_exports_rows_of_the_window() {
         assert_eq!(latest["reason"], record["supply"]["reason"], "{id}");
     }
     assert!(unknown_days > 0, "the fixture has unknown days");
+}
+
+/// Issue 50: `get_providers` against the fixture's supply feed read here: every model's
+/// endpoints of its current route in the latest collection, each as the feed lists it, the
+/// cheapest first (input price, then output price, unknown last); a model without a route to
+/// read has none, with the record's own supply state and reason; never a zero for a value the
+/// provider did not report.
+#[test]
+fn get_providers_lists_the_feeds_endpoints_cheapest_first() {
+    let dir = common::tempdir().expect("temp dir");
+    let small = dir.path().join("small");
+    common::build_small(&small);
+    let preview = common::serve_on_loopback(&small);
+    let supply: Value = serde_json::from_slice(
+        &std::fs::read(common::crate_path("tests/fixtures/small/supply.json")).expect("supply"),
+    )
+    .expect("JSON");
+    let latest = supply["collections"]
+        .as_array()
+        .and_then(|c| c.last())
+        .expect("a collection");
+    let page: Value =
+        serde_json::from_slice(&exchange(&preview, "GET", "/api/v1/models?limit=100").body)
+            .expect("JSON");
+    let (mut listed, mut without) = (0, 0);
+    for record in page["models"].as_array().expect("models") {
+        let id = record["model_id"].as_str().expect("ID");
+        let (result, bytes) = call(&preview, "get_providers", json!({"model_id": id}));
+        assert_eq!(result["isError"], false, "{id}: {result}");
+        assert!(bytes <= DEFAULT_CALL_BUDGET, "{id}: {bytes}");
+        let answer: Value = serde_json::from_str(text(&result)).expect("JSON");
+        assert_eq!(answer["schema_version"], "model-demand.providers.v1");
+        assert_eq!(answer["model_id"], id);
+        for member in ["generated_at", "evaluation_cutoff", "freshness"] {
+            assert_eq!(answer[member], page[member], "{member}");
+        }
+        assert_eq!(answer["supply"]["state"], record["supply"]["state"], "{id}");
+        assert_eq!(
+            answer["supply"]["reason"], record["supply"]["reason"],
+            "{id}"
+        );
+        let endpoints = answer["endpoints"].as_array().expect("endpoints");
+        if record["supply"]["state"] != "available" {
+            assert!(endpoints.is_empty(), "{id}");
+            assert_eq!(answer["supply"]["route_id"], Value::Null);
+            without += 1;
+            continue;
+        }
+        let route_id = &record["supply"]["summary"]["route_id"];
+        assert_eq!(&answer["supply"]["route_id"], route_id);
+        let route = latest["routes"]
+            .as_array()
+            .expect("routes")
+            .iter()
+            .find(|r| &r["route_id"] == route_id)
+            .expect("the record's route is in the feed");
+        let mut fed: Vec<String> = route["endpoints"]
+            .as_array()
+            .expect("endpoints")
+            .iter()
+            .map(Value::to_string)
+            .collect();
+        let mut given: Vec<String> = endpoints.iter().map(Value::to_string).collect();
+        fed.sort();
+        given.sort();
+        assert_eq!(given, fed, "{id}: the feed's endpoints, each as listed");
+        assert_eq!(
+            answer["supply"]["listed_providers"],
+            record["supply"]["summary"]["listed_providers"]["value"]
+        );
+        let price = |e: &Value, member: &str| {
+            e[member]
+                .as_str()
+                .map(|p| p.parse::<f64>().expect("a decimal"))
+        };
+        for pair in endpoints.windows(2) {
+            let key = |e: &Value| {
+                (
+                    price(e, "input_price_per_million").unwrap_or(f64::INFINITY),
+                    price(e, "output_price_per_million").unwrap_or(f64::INFINITY),
+                )
+            };
+            assert!(key(&pair[0]) <= key(&pair[1]), "{id}: {pair:?}");
+        }
+        listed += 1;
+    }
+    assert!(
+        listed > 0 && without > 0,
+        "{listed} listed, {without} without"
+    );
 }

@@ -492,3 +492,74 @@ fn serve_notices_an_edited_sample_and_rebuilds_its_site_once() {
         b"mine"
     );
 }
+
+/// Issue 50: `model-demand mcp` in an empty directory answers from the sample inside the
+/// binary, as `serve` does, and says so on standard error; its standard output is only the
+/// protocol, and it leaves nothing behind (its temporary site removed when stdin closes). A
+/// directory holding other files is still refused.
+#[test]
+fn mcp_in_an_empty_directory_answers_from_the_sample() {
+    use std::io::Write;
+    let cwd = common::tempdir().expect("temp dir");
+    let mut child = command_in(cwd.path(), &["mcp"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    for line in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_models","arguments":{"limit":1,"fields":["model_id"]}}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_providers","arguments":{"model_id":"google/gemini-3.1-flash-lite-preview-20260303"}}}"#,
+    ] {
+        writeln!(stdin, "{line}").expect("write");
+    }
+    drop(stdin);
+    let out = child.wait_with_output().expect("ends");
+    assert!(out.status.success(), "{}", common::output_text(&out));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains(
+            "out holds no site: answering from the bundled sample (embedded in the binary)"
+        ),
+        "{said}"
+    );
+    let answers: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .expect("UTF-8")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("only protocol messages on stdout"))
+        .collect();
+    let by_id = |id: u64| {
+        answers
+            .iter()
+            .find(|a| a["id"] == id)
+            .unwrap_or_else(|| panic!("no answer {id}: {answers:?}"))
+    };
+    assert!(by_id(1)["result"]["instructions"]
+        .as_str()
+        .expect("instructions")
+        .starts_with(model_demand::input::sample::NOTICE));
+    let page: serde_json::Value = serde_json::from_str(
+        by_id(2)["result"]["content"][0]["text"]
+            .as_str()
+            .expect("text"),
+    )
+    .expect("JSON");
+    assert_eq!(page["pagination"]["total_matching_models"], 56, "{page}");
+    let providers = &by_id(3)["result"];
+    assert_eq!(providers["isError"], false, "{providers}");
+    // Nothing written in the directory it was started in, its temporary site removed.
+    assert_eq!(entries(cwd.path()), ["tmp"]);
+    assert!(entries(&cwd.path().join("tmp")).is_empty());
+
+    // A directory of other files is not a site, and is not answered from the sample.
+    std::fs::create_dir_all(cwd.path().join("other")).expect("mkdir");
+    std::fs::write(cwd.path().join("other/notes.txt"), "mine").expect("write");
+    let out = command_in(cwd.path(), &["mcp", "--dir", "other"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("runs");
+    assert!(!out.status.success(), "{}", common::output_text(&out));
+}

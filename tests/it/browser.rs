@@ -146,6 +146,50 @@ fn check_page(site: &str, report: &Value) {
             r["wide"]
         );
         assert_eq!(r["wide"].as_array().map(Vec::len), Some(0), "{}", r["wide"]);
+        // Issue 50: the table's header row and model column stay in view inside its box,
+        // whichever way it was scrolled, at every width.
+        let sticky = &r["sticky"];
+        if !sticky.is_null() {
+            println!("{site} at {size}: the table box scrolled {sticky}");
+            if sticky["scrolledDown"].as_i64().unwrap_or(0) > 0 {
+                let top = sticky["headerTopOffset"].as_i64().expect("offset");
+                assert!(
+                    (0..=2).contains(&top),
+                    "{site} {size}: the header left view: {sticky}"
+                );
+            }
+            if sticky["scrolledRight"].as_i64().unwrap_or(0) > 0 {
+                let left = sticky["modelLeftOffset"].as_i64().expect("offset");
+                assert!(
+                    (0..=2).contains(&left),
+                    "{site} {size}: the model column left view: {sticky}"
+                );
+            }
+        }
+        // The first chart: as wide as the text column at least, and on the phone within the
+        // first screen.
+        let chart = &r["firstChart"];
+        if !chart.is_null() {
+            let (top, bottom) = (
+                chart["top"].as_i64().expect("top"),
+                chart["bottom"].as_i64().expect("bottom"),
+            );
+            let width = chart["width"].as_i64().expect("width");
+            let column = r["textColumn"].as_i64().expect("text column");
+            println!(
+                "{site} at {size}: the first chart from {top} to {bottom} px, {width} px wide (the text column {column} px)"
+            );
+            assert!(
+                width >= column - 2,
+                "{site} {size}: chart {width} px, text {column} px"
+            );
+            if r["width"] == 390 {
+                assert!(
+                    bottom <= r["height"].as_i64().expect("height"),
+                    "{site} {size}: the first chart ends at {bottom} px, below the first screen"
+                );
+            }
+        }
     }
 }
 

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use model_demand::answers::addresses::CHART_PATHS;
 use model_demand::answers::charts::{DayState, ShareChart, TrendChart, LEADING, MOVES};
-use model_demand::answers::human::{human_points, human_share};
+use model_demand::answers::human::{human_points, human_relative, human_share};
 use model_demand::preview::Site;
 use model_demand::site::edge::Layout;
 use model_demand::site::sha256_hex;
@@ -202,8 +202,7 @@ fn the_edge_example_draws_gaps_never_zero() {
 
     // The page says why a 30-day total is unknown, in words, never a zero: every row is the
     // oracle's record, an unknown value "unknown" with its reason.
-    let page =
-        model_demand::answers::page::page(Some((&inputs.export, &catalog)), "https://x.test");
+    let page = model_demand::answers::page::page(Some((&inputs, &catalog)), "https://x.test");
     let oracle = common::oracle::Inputs::fixture("tests/fixtures/edge", EDGE_NOW);
     let body = oracle
         .bodies(&["sort=latest_rank&order=asc&limit=100".to_string()])
@@ -254,9 +253,17 @@ fn assert_leading_figures(page: &str, records: &[Value], daily: &[BTreeMap<Strin
         if let Some(share) = text(&record["share_7d"]["value"]) {
             assert_eq!(cells["share_7d"], human_share(&share), "{id}");
         }
+        // The trend in percentage points and as a relative change (issue 50).
         if let Some(pp) = text(&record["trend"]["percentage_point_change"]) {
             assert!(
-                cells["trend"].ends_with(&human_points(&pp)),
+                cells["trend"].contains(&human_points(&pp)),
+                "{id}: {}",
+                cells["trend"]
+            );
+        }
+        if let Some(relative) = text(&record["trend"]["relative_change"]) {
+            assert!(
+                cells["trend"].contains(&format!("{} relative", human_relative(&relative))),
                 "{id}: {}",
                 cells["trend"]
             );
@@ -265,12 +272,26 @@ fn assert_leading_figures(page: &str, records: &[Value], daily: &[BTreeMap<Strin
         for (field, prefix) in [
             ("median_input_price_per_million", "$"),
             ("median_output_price_per_million", "$"),
-            ("listed_providers", ""),
         ] {
             match text(&summary[field]["value"]) {
                 Some(v) => assert_eq!(cells[field], format!("{prefix}{v}"), "{id} {field}"),
                 None => assert!(cells[field].starts_with("unknown"), "{id} {field}"),
             }
+        }
+        // The providers by name: at most three, the rest counted, never silently cut.
+        match summary["listed_providers"]["value"].as_u64() {
+            Some(n) => {
+                let named = cells["providers"].matches("<li>").count() as u64;
+                assert_eq!(named, n.min(3), "{id}: {}", cells["providers"]);
+                if n > 3 {
+                    assert!(
+                        cells["providers"].contains(&format!("and {} more", n - 3)),
+                        "{id}: {}",
+                        cells["providers"]
+                    );
+                }
+            }
+            None => assert!(cells["providers"].starts_with("unknown"), "{id}"),
         }
         // The chart's table: its last known share is daily.csv's share of that date.
         let series = page
@@ -312,8 +333,7 @@ fn the_figures_printed_for_the_leading_models_equal_the_apis() {
     ] {
         let inputs = common::load_fixture(dir);
         let catalog = inputs.served_models(model_demand::parse_now(now).expect("now"));
-        let page =
-            model_demand::answers::page::page(Some((&inputs.export, &catalog)), "https://x.test");
+        let page = model_demand::answers::page::page(Some((&inputs, &catalog)), "https://x.test");
         let oracle = common::oracle::Inputs::fixture(dir, now);
         let body = oracle
             .bodies(&["sort=latest_rank&order=asc&limit=100".to_string()])

@@ -143,3 +143,128 @@ fn every_fact_is_shown_with_a_link_to_its_evidence_or_its_reason() {
         "one block per served model with a known fact, the rest counted"
     );
 }
+
+/// Issue 50: the five questions at a glance on the small site, against the fixture's supply
+/// feed and the oracle's records: providers by name, the cheapest first (input price, then
+/// output price, each provider at its cheapest endpoint), three and the count of the rest; the
+/// context as people write it; the cache with the length it is computed at; a model without a
+/// route "unknown" with the reason in words; the share chart first, its legend lines distinct
+/// and none for gaps that did not happen.
+#[test]
+fn the_five_questions_at_a_glance() {
+    use serde_json::Value;
+    let dir = common::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    common::build_small(&out);
+    let html = std::fs::read_to_string(out.join("docs/index.html")).expect("docs page");
+    let supply: Value = serde_json::from_slice(
+        &std::fs::read(common::crate_path("tests/fixtures/small/supply.json")).expect("supply"),
+    )
+    .expect("JSON");
+    let latest = supply["collections"]
+        .as_array()
+        .and_then(|c| c.last())
+        .expect("a collection");
+    let records = oracle_records();
+    let table = rows(&html);
+    let price = |e: &Value, m: &str| e[m].as_str().map(|p| p.parse::<f64>().expect("decimal"));
+    let (mut named, mut unknown) = (0, 0);
+    for ((id, cells), record) in table.iter().zip(&records) {
+        let (count, shown) = &cells["providers"];
+        if record["supply"]["state"] != "available" {
+            let words = shown.strip_prefix("unknown").expect("unknown, never zero");
+            // The reason in words (its code is only on hover, in the title).
+            let text = words
+                .split('>')
+                .nth(1)
+                .and_then(|t| t.split('<').next())
+                .expect("words");
+            assert!(!text.contains('_') && !text.is_empty(), "{id}: {shown}");
+            unknown += 1;
+            continue;
+        }
+        let route_id = &record["supply"]["summary"]["route_id"];
+        let route = latest["routes"]
+            .as_array()
+            .expect("routes")
+            .iter()
+            .find(|r| &r["route_id"] == route_id)
+            .expect("the route");
+        let mut endpoints: Vec<&Value> = route["endpoints"]
+            .as_array()
+            .expect("list")
+            .iter()
+            .collect();
+        let key = |e: &Value| {
+            (
+                price(e, "input_price_per_million").unwrap_or(f64::INFINITY),
+                price(e, "output_price_per_million").unwrap_or(f64::INFINITY),
+            )
+        };
+        endpoints.sort_by(|a, b| key(a).partial_cmp(&key(b)).expect("ordered"));
+        let mut expected: Vec<&str> = Vec::new();
+        for e in endpoints {
+            let name = e["provider"].as_str().expect("provider");
+            if !expected.contains(&name) {
+                expected.push(name);
+            }
+        }
+        let listed: Vec<&str> = shown
+            .split("<li>")
+            .skip(1)
+            .map(|li| li.split(" <small>").next().expect("name"))
+            .collect();
+        let shown_names: Vec<&str> = expected.iter().copied().take(3).collect();
+        assert_eq!(listed, shown_names, "{id}: the cheapest first");
+        assert_eq!(count, &expected.len().to_string(), "{id}");
+        if expected.len() > 3 {
+            assert!(
+                shown.contains(&format!("and {} more", expected.len() - 3)),
+                "{id}"
+            );
+        }
+        // The context as people write it.
+        let (context, context_shown) = &cells["maximum_context_tokens"];
+        if context == "131072" {
+            assert_eq!(context_shown, "128K", "{id}");
+        }
+        named += 1;
+    }
+    assert!(named > 0 && unknown > 0, "{named} named, {unknown} unknown");
+    // The cache beside the length it is computed at.
+    let mut cached = 0;
+    for ((id, cells), record) in table.iter().zip(&records) {
+        let facts = &record["facts"];
+        if let (Some(_), Some(length)) = (
+            facts["full_sequence_attention_bytes"]["value"].as_str(),
+            facts["calculation_sequence_length"]["value"].as_str(),
+        ) {
+            let shown = &cells["full_sequence_attention_bytes"].1;
+            let k = length.parse::<u64>().expect("digits") / 1024;
+            assert!(
+                shown.contains(&format!("at {k}K tokens")) || shown.contains(" tokens</small>"),
+                "{id}: {shown}"
+            );
+            cached += 1;
+        }
+    }
+    assert!(cached > 0);
+    // The share chart comes first, right below the lede; its legend lines are distinct, and the
+    // small fixture (every day delivered and known) has no line for gaps.
+    let chart = html.find("id=\"share-chart\"").expect("the share chart");
+    assert!(chart < html.find("What this is not").expect("the note"));
+    assert!(chart < html.find("<h2").expect("a section"));
+    assert!(!html.contains("0 not delivered") && !html.contains("0 market total unknown"));
+    let legend: Vec<&str> = html
+        .split("<text x=\"36\" y=\"")
+        .skip(1)
+        .filter_map(|t| {
+            t.split_once('>')
+                .and_then(|(_, r)| r.split("</text>").next())
+        })
+        .collect();
+    assert!(legend.len() >= 2, "{legend:?}");
+    for (i, a) in legend.iter().enumerate() {
+        assert!(!legend[i + 1..].contains(a), "two legend lines alike: {a}");
+    }
+}

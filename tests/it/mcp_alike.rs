@@ -277,7 +277,7 @@ fn fields(rng: &mut Rng) -> String {
 fn arguments(rng: &mut Rng, tool: &str) -> String {
     let mut members: Vec<String> = Vec::new();
     match tool {
-        "get_model" | "get_demand_history" => {
+        "get_model" | "get_demand_history" | "get_providers" => {
             if !rng.chance(10) {
                 let id = IDS[rng.below(IDS.len())];
                 let id = if rng.chance(25) {
@@ -330,6 +330,7 @@ fn generate(rng: &mut Rng, n: usize) -> Message {
         "get_model",
         "get_model",
         "get_demand_history",
+        "get_providers",
         "get_contract",
         "no_such_tool",
     ];

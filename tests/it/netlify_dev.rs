@@ -420,6 +420,17 @@ fn check_headers(what: &str, netlify: &Reply, preview: &Reply, differences: &mut
         Some("*"),
         "{what}: netlify CORS"
     );
+    // Issue 50: every answer forbids sniffing, the edge functions' own answers included.
+    assert_eq!(
+        preview.header("x-content-type-options"),
+        Some("nosniff"),
+        "{what}: preview nosniff"
+    );
+    assert_eq!(
+        netlify.header("x-content-type-options"),
+        Some("nosniff"),
+        "{what}: netlify nosniff"
+    );
     let by_edge = netlify.header("x-nf-edge-functions").is_some()
         && netlify.header("cache-control") == preview.header("cache-control");
     if preview.status == 405 {
@@ -564,6 +575,26 @@ fn netlify_dev_answers_like_the_preview_server() {
         "/api/supply",
     ] {
         assert!(text.contains(&format!("`GET {route}`")), "{route} missing");
+    }
+
+    // The page under Netlify's engine: the same policy and referrer rule as the preview's.
+    let page = exchange(dev.addr, "GET", "/docs/", &[]);
+    let preview_page = exchange(preview, "GET", "/docs/", &[]);
+    for name in [
+        "content-security-policy",
+        "referrer-policy",
+        "x-content-type-options",
+    ] {
+        assert!(
+            page.header(name).is_some(),
+            "/docs/ {name}: {:?}",
+            page.headers
+        );
+        assert_eq!(
+            page.header(name),
+            preview_page.header(name),
+            "/docs/ {name}"
+        );
     }
 
     // The flat tables under Netlify's engine: CSV by their own `_headers` rules (compared

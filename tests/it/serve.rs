@@ -212,6 +212,53 @@ fn rule_paths_match_with_a_trailing_slash_and_extensionless_addresses_are_json_f
     }
 }
 
+/// Issue 50: the headers a public site sends, as the CDN's `_headers` gives them: every answer
+/// forbids sniffing (files, made answers, errors, redirects, 405s, 304s); the page alone has a
+/// policy that allows only its own style and its inline icon, and sends no referrer.
+#[test]
+fn every_answer_forbids_sniffing_and_the_page_has_its_policy() {
+    let f = fixture();
+    let etag = f
+        .site
+        .resolve("GET", "/api/v1/about", None)
+        .header("ETag")
+        .map(str::to_owned);
+    let answers = [
+        f.site.resolve("GET", "/api/v1/about", None),
+        f.site.resolve("GET", "/api/v1/about", etag.as_deref()),
+        f.site.resolve("GET", "/api/v1/models?limit=3", None),
+        f.site.resolve("GET", "/api/v1/models?limit=0", None),
+        f.site
+            .resolve("GET", "/api/v1/models?model_id=nope/x", None),
+        f.site.resolve("GET", "/api/tables/models.csv", None),
+        f.site.resolve("GET", "/charts/share.svg", None),
+        f.site.resolve("GET", "/llms.txt", None),
+        f.site.resolve("GET", "/nope", None),
+        f.site.resolve("GET", "/", None),
+        f.site.resolve("POST", "/docs/", None),
+    ];
+    for answer in &answers {
+        assert_eq!(
+            answer.header("X-Content-Type-Options"),
+            Some("nosniff"),
+            "{answer:?}"
+        );
+        assert_eq!(answer.header("Content-Security-Policy"), None);
+    }
+    assert_eq!(answers[1].status, 304);
+    let page = f.site.resolve("GET", "/docs/", None);
+    let policy = page.header("Content-Security-Policy").expect("a policy");
+    assert!(policy.starts_with("default-src 'none'; style-src 'sha256-"));
+    assert!(!policy.contains("script") && !policy.contains("unsafe"));
+    assert_eq!(page.header("Referrer-Policy"), Some("no-referrer"));
+    assert_eq!(page.header("X-Content-Type-Options"), Some("nosniff"));
+    // And on the wire.
+    let (status, text) = get("/docs/");
+    assert_eq!(status, Some(200));
+    assert!(text.contains(&format!("\r\nContent-Security-Policy: {policy}\r\n")));
+    assert!(text.contains("\r\nX-Content-Type-Options: nosniff\r\n"));
+}
+
 #[test]
 fn the_root_leads_to_the_docs_page() {
     let f = fixture();
@@ -298,12 +345,19 @@ proptest! {
                     "Content-Type" => ["application/json", "text/html; charset=utf-8"].contains(&value.as_str()),
                     "Access-Control-Allow-Origin" => value == "*",
                     "Cache-Control" => value == "public, max-age=0, must-revalidate",
+                    "X-Content-Type-Options" => value == "nosniff",
+                    "Content-Security-Policy" => value == model_demand::site::netlify::PAGE_CSP,
+                    "Referrer-Policy" => value == "no-referrer",
                     "Allow" => value == "GET, HEAD",
                     "Location" => f.site.routes().redirects.iter().any(|r| &r.to == value),
                     _ => false,
                 };
                 prop_assert!(allowed, "{name}: {value}");
             }
+            // Every answer forbids sniffing; only the page carries a policy.
+            prop_assert_eq!(answer.header("X-Content-Type-Options"), Some("nosniff"));
+            let html = answer.header("Content-Type") == Some("text/html; charset=utf-8");
+            prop_assert_eq!(answer.header("Content-Security-Policy").is_some(), html);
         }
     }
 }

@@ -103,14 +103,17 @@ fn every_list_and_exact_file_equals_the_query_answer() {
     ];
     let errors = ErrorCode::ALL.len();
     let docs = files.keys().filter(|p| p.starts_with("docs/")).count();
-    // One demand history per served model (get_demand_history), named as the model files are.
+    // One demand history (get_demand_history) and one providers file (get_providers) per
+    // served model, named as the model files are.
     for record in &catalog.records {
         let path = model_demand::answers::history::history_file(&record.model_id);
+        assert!(files.contains_key(&path), "{path} missing");
+        let path = model_demand::answers::providers::providers_file(&record.model_id);
         assert!(files.contains_key(&path), "{path} missing");
     }
     assert_eq!(
         files.len(),
-        query_space + fixed.len() + errors + docs + total
+        query_space + fixed.len() + errors + docs + 2 * total
     );
     for path in fixed {
         assert!(files.contains_key(path), "{path} missing");

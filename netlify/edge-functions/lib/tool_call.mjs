@@ -513,9 +513,9 @@ export function toolResult({ status, body }, shape, asked, maxBytes, hint) {
   return { content: blocks.map((t) => ({ type: "text", text: t })), isError: status !== 200 };
 }
 
-/** The refusal of a served model whose history file the site lacks (`NO_HISTORY`). */
+/** The refusal of a served model whose precomputed file the site lacks (`NO_HISTORY`). */
 export const NO_HISTORY =
-  "this site serves the model but has no demand history for it: it was built by an older version of model-demand";
+  "this site serves the model but has no precomputed answer of this tool for it: it was built by an older version of model-demand";
 
 /** Lower-case hex SHA-256 of a text's UTF-8 bytes (`crate::query::model_key`). */
 async function sha256Hex(text) {

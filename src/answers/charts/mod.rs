@@ -15,19 +15,43 @@ use crate::records::ServedModels;
 
 use crate::answers::addresses::CHART_PATHS;
 
-/// The viewBox's width: 360 units, so that on a 390 px phone a unit is about a pixel and the
-/// 13-unit text reads as 12–13 px.
-const WIDTH: f64 = 360.0;
+/// The viewBox's width: 420 units, so that a model ID of 40 characters fits a legend line, and
+/// the 13-unit text reads as 11 px on a 390 px phone and 18 px at the text column's width (75ch,
+/// the width a chart is shown at on a wider screen).
+const WIDTH: f64 = 420.0;
 
 /// A model ID short enough for a chart's line (the full ID is in its description and the
-/// table).
+/// table): its start and its end around an ellipsis, since the end is what tells two versions
+/// of one family apart (`anthropic/claude-4.5-sonnet` and `…-haiku`).
 fn shorten(id: &str, max: usize) -> String {
-    if id.chars().count() <= max {
-        id.to_string()
-    } else {
-        let cut: String = id.chars().take(max - 1).collect();
-        format!("{cut}…")
+    let chars: Vec<char> = id.chars().collect();
+    if chars.len() <= max {
+        return id.to_string();
     }
+    let head = max / 3;
+    let tail = max - head - 1;
+    let start: String = chars[..head].iter().collect();
+    let end: String = chars[chars.len() - tail..].iter().collect();
+    format!("{start}…{end}")
+}
+
+/// The labels of `ids` in a chart, each [`shorten`]ed to `max` characters, no two alike: should
+/// two shortened IDs read alike, those are given whole (the chart then spends the width rather
+/// than mislead).
+fn labels(ids: &[&str], max: usize) -> Vec<String> {
+    let short: Vec<String> = ids.iter().map(|id| shorten(id, max)).collect();
+    short
+        .iter()
+        .zip(ids)
+        .map(|(label, id)| {
+            let alike = short.iter().zip(ids).any(|(l, i)| l == label && i != id);
+            if alike {
+                (*id).to_string()
+            } else {
+                label.clone()
+            }
+        })
+        .collect()
 }
 
 /// A chart's file: an XML declaration, then the element the docs page inlines.
@@ -60,8 +84,28 @@ mod tests {
     }
 
     #[test]
-    fn long_ids_are_cut() {
+    fn long_ids_are_cut_in_the_middle_and_labels_never_alike() {
         assert_eq!(shorten("abc", 3), "abc");
-        assert_eq!(shorten("abcd", 3), "ab…");
+        assert_eq!(shorten("abcdefghij", 7), "ab…ghij");
+        let ids = [
+            "anthropic/claude-4.5-sonnet-20250929",
+            "anthropic/claude-4.5-haiku-20251001",
+            "anthropic/claude-4.5-sonnet-20250929:thinking",
+        ];
+        assert_eq!(shorten(ids[0], 22), "anthrop…onnet-20250929");
+        let made = labels(&ids, 22);
+        for (i, a) in made.iter().enumerate() {
+            assert!(a.chars().count() <= 22 || a == ids[i], "{a}");
+            for b in &made[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+        // Two that would read alike are given whole.
+        let twins = ["a/x-middle-one-end", "a/x-middle-two-end", "b/short"];
+        assert_eq!(shorten(twins[0], 7), shorten(twins[1], 7));
+        assert_eq!(
+            labels(&twins, 7),
+            ["a/x-middle-one-end", "a/x-middle-two-end", "b/short"]
+        );
     }
 }

@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use time::Date;
 
-use super::{shorten, WIDTH};
+use super::{labels, WIDTH};
 use crate::answers::human::{escape, human_share};
 use crate::input::export::{Day, Export};
 use crate::input::validate::format_date;
@@ -30,7 +30,7 @@ const STYLES: [(&str, &str); LEADING] = [
 
 /// The plot's box inside the viewBox.
 const LEFT: f64 = 42.0;
-const RIGHT: f64 = 352.0;
+const RIGHT: f64 = 412.0;
 const TOP: f64 = 44.0;
 const BOTTOM: f64 = 220.0;
 /// One legend line.
@@ -204,12 +204,15 @@ impl ShareChart {
                 line.days_outside
             );
         }
-        let _ = write!(
-            out,
-            "No share is known on {} day(s) the source did not deliver and {} day(s) whose market total is unknown: gaps, never zero.",
-            self.count(DayState::NotDelivered),
-            self.count(DayState::MarketUnknown)
-        );
+        match self.gap_words() {
+            Some(words) => {
+                let _ = write!(
+                    out,
+                    "No share is known on the shaded days ({words}): gaps, never zero."
+                );
+            }
+            None => out.push_str("Every day's market total is known."),
+        }
         out
     }
 
@@ -217,7 +220,10 @@ impl ShareChart {
     /// docs page inlines it as it is.
     pub fn svg(&self) -> String {
         let legend_top = BOTTOM + 40.0;
-        let height = legend_top + LINE * (self.series.len() as f64 + 2.0) + 4.0;
+        // A legend line for the gaps only when there are any: no "0 not delivered".
+        let gaps = self.gap_words();
+        let gap_lines = if gaps.is_some() { 2.0 } else { 0.0 };
+        let height = legend_top + LINE * (self.series.len() as f64 + gap_lines) + 4.0;
         let mut out = String::new();
         let _ = write!(
             out,
@@ -301,6 +307,8 @@ impl ShareChart {
                 }
             }
         }
+        let ids: Vec<&str> = self.series.iter().map(|s| s.model_id.as_str()).collect();
+        let names = labels(&ids, 40);
         for (k, (line, (colour, dash))) in self.series.iter().zip(STYLES).enumerate() {
             let ly = legend_top + LINE * k as f64;
             let last = line
@@ -314,20 +322,35 @@ impl ShareChart {
                 ly - 4.0,
                 ly,
                 k + 1,
-                escape(&shorten(&line.model_id, 30)),
+                escape(&names[k]),
                 escape(&last)
             );
         }
-        let ly = legend_top + LINE * self.series.len() as f64;
-        let _ = write!(
-            out,
-            "<rect x=\"4\" y=\"{:.1}\" width=\"26\" height=\"10\" fill=\"#dde1e6\"/><text x=\"36\" y=\"{ly:.1}\" fill=\"#1b1f24\">no share known that day:</text><text x=\"36\" y=\"{:.1}\" fill=\"#1b1f24\">{} not delivered, {} market total unknown</text></svg>",
-            ly - 9.0,
-            ly + LINE,
-            self.count(DayState::NotDelivered),
-            self.count(DayState::MarketUnknown)
-        );
+        if let Some(words) = gaps {
+            let ly = legend_top + LINE * self.series.len() as f64;
+            let _ = write!(
+                out,
+                "<rect x=\"4\" y=\"{:.1}\" width=\"26\" height=\"10\" fill=\"#dde1e6\"/><text x=\"36\" y=\"{ly:.1}\" fill=\"#1b1f24\">no share known that day:</text><text x=\"36\" y=\"{:.1}\" fill=\"#1b1f24\">{words}</text>",
+                ly - 9.0,
+                ly + LINE,
+            );
+        }
+        out.push_str("</svg>");
         out
+    }
+
+    /// The shaded days in words, only the kinds that happened (`1 not delivered, 1 market total
+    /// unknown`; `2 not delivered`), or `None` when every day's market is known.
+    fn gap_words(&self) -> Option<String> {
+        let parts: Vec<String> = [
+            (self.count(DayState::NotDelivered), "not delivered"),
+            (self.count(DayState::MarketUnknown), "market total unknown"),
+        ]
+        .into_iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{n} {what}"))
+        .collect();
+        (!parts.is_empty()).then(|| parts.join(", "))
     }
 }
 

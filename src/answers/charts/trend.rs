@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use rust_decimal::Decimal;
 
-use super::{shorten, WIDTH};
+use super::{labels, WIDTH};
 use crate::answers::human::{escape, human_points};
 use crate::records::ServedModels;
 
@@ -15,9 +15,9 @@ use crate::records::ServedModels;
 pub const MOVES: usize = 5;
 
 /// The bars' box inside the viewBox: labels left of it, values right of it.
-const BAR_LEFT: f64 = 186.0;
-const BAR_RIGHT: f64 = 300.0;
-const VALUE_RIGHT: f64 = 356.0;
+const BAR_LEFT: f64 = 250.0;
+const BAR_RIGHT: f64 = 356.0;
+const VALUE_RIGHT: f64 = 416.0;
 const TOP: f64 = 48.0;
 /// One bar's line.
 const ROW: f64 = 20.0;
@@ -145,6 +145,8 @@ impl TrendChart {
                 TOP + 14.0
             );
         }
+        let ids: Vec<&str> = self.moves.iter().map(|m| m.model_id.as_str()).collect();
+        let names = labels(&ids, 28);
         for (k, m) in self.moves.iter().enumerate() {
             let y = TOP + ROW * k as f64;
             let length = if largest > 0.0 {
@@ -163,7 +165,7 @@ impl TrendChart {
                 escape(&m.model_id),
                 escape(&m.exact),
                 y + 14.0,
-                escape(&shorten(&m.model_id, 22)),
+                escape(&names[k]),
                 y + 4.0,
                 length.max(1.0),
                 ROW - 8.0,

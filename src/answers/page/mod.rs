@@ -15,9 +15,19 @@ mod ranked;
 use crate::answers::human::table_order;
 use crate::answers::human::{escape, human_bytes, human_count};
 pub use ranked::reason_words;
-use ranked::{glance, table};
+use ranked::{first_chart, glance, table};
 
 const TEMPLATE: &str = include_str!("../../../templates/docs.html");
+
+/// The text of the page's one `<style>` element, exactly as served: the page carries no other
+/// style (no `style` attribute, no `<style>` in its SVG), so its hash is the whole of what the
+/// page's `Content-Security-Policy` must allow of styles.
+pub fn style_text() -> &'static str {
+    TEMPLATE
+        .split_once("<style>")
+        .and_then(|(_, rest)| rest.split_once("</style>"))
+        .map_or("", |(style, _)| style)
+}
 
 fn status(catalog: &ServedModels) -> String {
     let h = &catalog.head;
@@ -217,22 +227,23 @@ fn sample_notice(catalog: Option<&ServedModels>) -> String {
 
 /// The docs page of a build published at `base_url`; `catalog` is `None` for a site without
 /// accepted data.
-pub fn page(
-    data: Option<(&crate::input::export::Export, &ServedModels)>,
-    base_url: &str,
-) -> String {
+pub fn page(data: Option<(&crate::input::Inputs, &ServedModels)>, base_url: &str) -> String {
     let catalog = data.map(|(_, c)| c);
+    let supply = data.and_then(|(inputs, _)| inputs.supply.as_ref());
     let facts_html =
         catalog.map_or_else(|| "<p>No data in this build.</p>".to_string(), model_facts);
+    let first_chart_html = data.map_or_else(String::new, |(inputs, c)| {
+        format!("\n{}", first_chart(&inputs.export, c))
+    });
     let glance_html = data.map_or_else(
         || "<p>No data in this build.</p>".to_string(),
-        |(export, c)| glance(export, c),
+        |(inputs, c)| glance(&inputs.export, c),
     );
     let (status_html, caption, table_html, attribution) = match catalog {
         Some(c) => (
             status(c),
-            format!("Ordered by the rank on the window's last day, {}, as the first column says; the models outside the top 50 that day follow, by model ID. The trend is the change of the 7-day share from the 7 days before, in percentage points (pp). An unknown value says why; hover a value for its exact figure, which the API and the tables give for every value.", c.head.window.end_date),
-            table(c),
+            format!("Ordered by the rank on the window's last day, {}, as the first column says; the models outside the top 50 that day follow, by model ID. The trend is the change of the 7-day share from the 7 days before, in percentage points (pp) and relative to the share before (a small share that doubles is +100 %). The providers are named the cheapest first (by input price, then output price), each at its cheapest endpoint, the first three and a count of the rest; every endpoint is in supply.csv and in the MCP tool get_providers. The context is the longest a provider serves (128K is 131,072 tokens); the cache at full context is computed at the model's own maximum length, written beside it. An unknown value says why; hover a value for its exact figure, which the API and the tables give for every value.", c.head.window.end_date),
+            table(c, supply),
             escape(&c.head.source.attribution),
         ),
         None => (
@@ -246,6 +257,7 @@ pub fn page(
         .replace("{{status}}", &status_html)
         .replace("{{table_caption}}", &escape(&caption))
         .replace("{{glance}}", &glance_html)
+        .replace("\n{{first_chart}}", &first_chart_html)
         .replace("{{table}}", &table_html)
         .replace("{{model_facts}}", &facts_html)
         .replace("{{supply_states}}", &supply_states())
@@ -290,6 +302,15 @@ mod tests {
         }
         // It comes before the first section.
         assert!(page.find("<nav").expect("nav") < page.find("<h2").expect("h2"));
+    }
+
+    #[test]
+    fn the_page_has_one_style_element_and_no_style_attribute() {
+        let page = page(None, "https://x.test");
+        assert_eq!(page.matches("<style").count(), 1);
+        assert!(!page.contains(" style="));
+        assert!(page.contains(&format!("<style>{}</style>", style_text())));
+        assert!(!style_text().is_empty());
     }
 
     #[test]

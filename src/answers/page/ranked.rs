@@ -5,9 +5,11 @@
 use std::fmt::Write;
 
 use crate::answers::human::{
-    escape, human_bytes, human_count, human_points, human_share, table_order,
+    escape, human_bytes, human_context, human_count, human_points, human_relative, human_share,
+    table_order,
 };
 use crate::input::export::FactName;
+use crate::input::supply::Supply;
 use crate::input::validate::format_date;
 use crate::query::percent_encode;
 use crate::records::{ModelRecord, ServedModels, Valued};
@@ -82,19 +84,34 @@ fn valued_cell<T: ToString>(
     cell(out, field, value.as_deref(), shown, v.reason.as_deref());
 }
 
-/// The trend cell: its direction with the size in percentage points, in plain sight.
+/// The trend cell: its direction with the size in percentage points and as a relative change
+/// of the share (which ranks a different top five), in plain sight.
 fn trend_cell(out: &mut String, trend: &crate::records::Trend) {
+    let relative = trend
+        .relative_change
+        .as_deref()
+        .map_or_else(String::new, |r| {
+            format!(
+                "<small data-relative=\"{}\">{} relative</small>",
+                escape(r),
+                human_relative(r)
+            )
+        });
     let (class, shown) = match (trend.direction, trend.percentage_point_change.as_deref()) {
-        ("up", Some(pp)) => ("up", format!("▲ {}", human_points(pp))),
-        ("down", Some(pp)) => ("down", format!("▼ {}", human_points(pp))),
-        ("flat", Some(pp)) => ("flat", format!("● {}", human_points(pp))),
+        ("up", Some(pp)) => ("up", format!("▲ {}{relative}", human_points(pp))),
+        ("down", Some(pp)) => ("down", format!("▼ {}{relative}", human_points(pp))),
+        ("flat", Some(pp)) => ("flat", format!("● {}{relative}", human_points(pp))),
         _ => ("unknown", unknown_html(trend.reason.as_deref())),
     };
     let exact = trend
         .percentage_point_change
         .as_deref()
         .map_or_else(String::new, |pp| {
-            format!(" title=\"{} percentage points\"", escape(pp))
+            let ratio = trend
+                .relative_change
+                .as_deref()
+                .map_or_else(String::new, |r| format!("; relative change {}", escape(r)));
+            format!(" title=\"{} percentage points{ratio}\"", escape(pp))
         });
     let _ = write!(
         out,
@@ -104,7 +121,12 @@ fn trend_cell(out: &mut String, trend: &crate::records::Trend) {
 }
 
 /// A fact's cell, shown by `shown`.
-fn fact_cell(out: &mut String, record: &ModelRecord, name: FactName, shown: fn(&str) -> String) {
+fn fact_cell(
+    out: &mut String,
+    record: &ModelRecord,
+    name: FactName,
+    shown: impl FnOnce(&str) -> String,
+) {
     let f = record.facts.0.get(name.index());
     cell(
         out,
@@ -115,12 +137,68 @@ fn fact_cell(out: &mut String, record: &ModelRecord, name: FactName, shown: fn(&
     );
 }
 
-/// The supply summary's cells: prices, providers and context, or the supply's own reason.
+/// How many providers the providers cell names; the rest are counted.
+pub(crate) const PROVIDERS_SHOWN: usize = 3;
+
+/// The providers cell: the providers of the model's current route by name, the cheapest first
+/// (each at its cheapest endpoint's input and output price), at most [`PROVIDERS_SHOWN`] and
+/// the count of the rest; `data-value` is `listed_providers`. No route to read is "unknown"
+/// with the supply's reason in words.
+fn providers_cell(out: &mut String, record: &ModelRecord, supply: Option<&Supply>) {
+    let route = supply
+        .and_then(|s| s.collections.last())
+        .and_then(|c| crate::records::current_route(c, &record.model_id).ok());
+    let (Some(route), Some(summary)) = (route, &record.supply.summary) else {
+        cell(
+            out,
+            "providers",
+            None,
+            |v| v.to_string(),
+            record.supply.reason.as_deref(),
+        );
+        return;
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    let named: Vec<&crate::input::supply::Endpoint> =
+        crate::answers::providers::cheapest_first(route)
+            .into_iter()
+            .filter(|e| seen.insert(e.provider.as_str()))
+            .collect();
+    let price = |p: Option<rust_decimal::Decimal>| {
+        p.map_or("not listed".to_string(), |p| {
+            format!("${}", crate::base::decimal::plain(p))
+        })
+    };
+    let mut items = String::new();
+    for e in named.iter().take(PROVIDERS_SHOWN) {
+        let _ = write!(
+            items,
+            "<li>{} <small>{} in / {} out</small></li>",
+            escape(&e.provider),
+            price(e.input_price_per_million),
+            price(e.output_price_per_million)
+        );
+    }
+    let rest = named.len().saturating_sub(PROVIDERS_SHOWN);
+    let more = match rest {
+        0 => String::new(),
+        n => format!("<small class=\"more\">and {n} more</small>"),
+    };
+    let all: Vec<&str> = named.iter().map(|e| e.provider.as_str()).collect();
+    let count = summary.listed_providers.value.unwrap_or(named.len() as u64);
+    let _ = write!(
+        out,
+        "<td class=\"providers\" data-field=\"providers\" data-value=\"{count}\" title=\"{}\">{}<ol>{items}</ol>{more}</td>",
+        escape(&all.join(", ")),
+        if named.is_empty() { "none listed" } else { "" }
+    );
+}
+
+/// The supply summary's cells: prices and context, or the supply's own reason.
 fn supply_cells(out: &mut String, supply: &crate::records::SupplyState) {
     let fields = [
         "median_input_price_per_million",
         "median_output_price_per_million",
-        "listed_providers",
         "maximum_context_tokens",
     ];
     let Some(s) = &supply.summary else {
@@ -138,13 +216,27 @@ fn supply_cells(out: &mut String, supply: &crate::records::SupplyState) {
     let dollars = |v: &str| format!("${}", escape(v));
     valued_cell(out, fields[0], &s.median_input_price_per_million, dollars);
     valued_cell(out, fields[1], &s.median_output_price_per_million, dollars);
-    valued_cell(out, fields[2], &s.listed_providers, |v| v.to_string());
-    valued_cell(out, fields[3], &s.maximum_context_tokens, |v| {
-        human_count(v, "")
+    valued_cell(out, fields[2], &s.maximum_context_tokens, human_context);
+}
+
+/// The cache at full context, with the context length it is computed at beside it (a model's
+/// maximum, which may be far more than any provider serves).
+fn cache_cell(out: &mut String, record: &ModelRecord) {
+    let length = record
+        .facts
+        .0
+        .get(FactName::CalculationSequenceLength.index())
+        .and_then(|f| f.value.clone());
+    fact_cell(out, record, FactName::FullSequenceAttentionBytes, |v| {
+        let at = length.as_deref().map_or_else(
+            || "at a length not known".to_string(),
+            |l| format!("at {} tokens", human_context(l)),
+        );
+        format!("{}<small>{at}</small>", human_bytes(v))
     });
 }
 
-fn row(out: &mut String, record: &ModelRecord) {
+fn row(out: &mut String, record: &ModelRecord, supply: Option<&Supply>) {
     let _ = write!(out, "<tr data-model-id=\"{}\">", escape(&record.model_id));
     let rank = record.latest_rank.value.map(|r| r.to_string());
     cell(
@@ -165,6 +257,7 @@ fn row(out: &mut String, record: &ModelRecord) {
     });
     valued_cell(out, "share_7d", &record.share_7d, human_share);
     trend_cell(out, &record.trend);
+    providers_cell(out, record, supply);
     supply_cells(out, &record.supply);
     fact_cell(out, record, FactName::TotalParameters, |v| {
         human_count(v, "")
@@ -173,12 +266,7 @@ fn row(out: &mut String, record: &ModelRecord) {
         human_count(v, "")
     });
     fact_cell(out, record, FactName::Bf16WeightsBytes, human_bytes);
-    fact_cell(
-        out,
-        record,
-        FactName::FullSequenceAttentionBytes,
-        human_bytes,
-    );
+    cache_cell(out, record);
     let supply = &record.supply;
     let _ = write!(
         out,
@@ -190,27 +278,34 @@ fn row(out: &mut String, record: &ModelRecord) {
     out.push_str("</tr>\n");
 }
 
-pub(super) fn table(catalog: &ServedModels) -> String {
+pub(super) fn table(catalog: &ServedModels, supply: Option<&Supply>) -> String {
     let mut out = format!(
-        "<div class=\"scroll\" id=\"ranked-table\"><table>\n<thead><tr><th>Rank on {}</th><th class=\"model\">Model</th><th>30-day tokens</th><th>7-day share</th><th>Trend (7 days vs the 7 before)</th><th>Median input, $ per M tokens</th><th>Median output, $ per M tokens</th><th>Providers</th><th>Context, tokens</th><th>Total params</th><th>Active params</th><th>Weights (BF16)</th><th>Cache at full context</th><th>Supply</th></tr></thead>\n<tbody>\n",
+        "<div class=\"scroll\" id=\"ranked-table\"><table>\n<thead><tr><th>Rank on {}</th><th class=\"model\">Model</th><th>30-day tokens</th><th>7-day share</th><th>Trend of the 7-day share vs the 7 days before: percentage points, relative change</th><th class=\"providers\">Providers, the cheapest first: $ per M tokens in / out</th><th>Median input, $ per M tokens</th><th>Median output, $ per M tokens</th><th>Context, tokens</th><th>Total params</th><th>Active params</th><th>Weights (BF16)</th><th>Cache at full context (the length beside it)</th><th>Supply</th></tr></thead>\n<tbody>\n",
         escape(&catalog.head.window.end_date)
     );
     for index in table_order(catalog) {
-        row(&mut out, &catalog.records[index]);
+        row(&mut out, &catalog.records[index], supply);
     }
     out.push_str("</tbody></table></div>\n<p>This table as CSV, every value with its state and reason: <a href=\"/api/tables/models.csv\">models.csv</a> (<a href=\"/api/tables/datapackage.json\">all the tables</a>).</p>");
     out
 }
 
-/// The share chart inline, its links, and its figures in words (the text alternative).
-pub(super) fn glance(export: &crate::input::export::Export, catalog: &ServedModels) -> String {
+/// The share chart inline with its links: the page's first figure, right below its lede, so a
+/// phone shows it on the first screen (its figures in words are in [`glance`]).
+pub(super) fn first_chart(export: &crate::input::export::Export, catalog: &ServedModels) -> String {
     let chart = crate::answers::charts::ShareChart::of(export, catalog);
-    let mut out = format!(
-        "<figure class=\"chart\">{}<figcaption>{} Take it away: <a href=\"{}\">share.svg</a> (SVG); every day of every model: <a href=\"/api/tables/daily.csv\">daily.csv</a>.</figcaption></figure>\n",
+    format!(
+        "<figure class=\"chart\" id=\"share-chart\">{}<figcaption>{}. Its figures in words are <a href=\"#glance\">at a glance</a>. Take it away: <a href=\"{}\">share.svg</a> (SVG); every day of every model: <a href=\"/api/tables/daily.csv\">daily.csv</a>.</figcaption></figure>",
         chart.svg(),
         escape(&chart.title()),
         crate::answers::addresses::SHARE_PATH
-    );
+    )
+}
+
+/// The share chart's figures in words (its text alternative), and the trend chart.
+pub(super) fn glance(export: &crate::input::export::Export, catalog: &ServedModels) -> String {
+    let chart = crate::answers::charts::ShareChart::of(export, catalog);
+    let mut out = String::new();
     out.push_str("<p>The share chart in words: each model's last, first and highest known share of a day's market (the exact value on hover and in <code>daily.csv</code>), and the days it was outside the top 50.</p>\n<ol class=\"chart-data\">\n");
     for line in &chart.series {
         let _ = write!(

@@ -130,6 +130,20 @@ pub fn cases(ids: &[String]) -> Vec<Case> {
         json!({"model_id": "nobody/unknown-model:free"}),
         format!("{models}?model_id=nobody/unknown-model:free"),
     ));
+    // Who serves it is its precomputed file too (issue 50); an ID not served, the API's 404.
+    all.push(case(
+        "get_providers",
+        json!({"model_id": ids[0]}),
+        format!(
+            "/{}",
+            model_demand::answers::providers::providers_file(&ids[0])
+        ),
+    ));
+    all.push(case(
+        "get_providers",
+        json!({"model_id": "nobody/unknown-model:free"}),
+        format!("{models}?model_id=nobody/unknown-model:free"),
+    ));
     all.push(case(
         "get_model",
         json!({"model_id": ids[0], "sort": "tokens_30d"}),
@@ -226,7 +240,22 @@ pub fn assert_same_as_preview(seen: &Value, cases: &[Case], preview: &str) {
         .iter()
         .map(|l| l.as_str().expect("text"))
         .collect();
-    // The contract's agent instructions, then what the MCP servers add for their tools.
+    // The contract's agent instructions (the tools and tables in place of its line on the
+    // feeds, which no tool reads: issue 50), then what the MCP servers add for their tools.
+    let lines: Vec<&str> = lines
+        .into_iter()
+        .map(|line| {
+            if line == model_demand::answers::contract::FEEDS_INSTRUCTION {
+                model_demand::answers::catalogue::HISTORIES_INSTRUCTION
+            } else {
+                line
+            }
+        })
+        .collect();
+    assert!(
+        lines.contains(&model_demand::answers::catalogue::HISTORIES_INSTRUCTION),
+        "the contract's line on the feeds was not replaced"
+    );
     let mut expected = lines.join("\n");
     for line in model_demand::answers::catalogue::MCP_INSTRUCTIONS {
         expected.push('\n');
@@ -251,7 +280,7 @@ pub fn inspector(home: &Path, server: &[&std::ffi::OsStr], args: &[&str]) -> Val
     serde_json::from_slice(&out.stdout).expect("the inspector prints JSON")
 }
 
-/// What the Inspector must see of any server of the small site (`site`): the four tools, and
+/// What the Inspector must see of any server of the small site (`site`): the five tools, and
 /// a `get_model` call of an ID holding `:` answered with the preview server's body.
 pub fn inspector_lists_and_calls(home: &Path, server: &[&std::ffi::OsStr], site: &Path) {
     let listed = inspector(home, server, &["--method", "tools/list"]);
@@ -268,6 +297,7 @@ pub fn inspector_lists_and_calls(home: &Path, server: &[&std::ffi::OsStr], site:
             "get_contract",
             "get_demand_history",
             "get_model",
+            "get_providers",
             "list_models"
         ]
     );
