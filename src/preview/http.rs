@@ -13,7 +13,7 @@ use std::time::Duration;
 use crate::agents::{ApiServer, Source};
 use crate::answers::render::{error_body, ErrorCode};
 use crate::base::error::{Error, Result};
-use crate::site::router::{json_bytes, Answer, Body, Site};
+use crate::site::router::{json_bytes, Answer, Body, Conditions, Site};
 
 /// Address the server binds to unless told otherwise: loopback only.
 pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
@@ -179,22 +179,33 @@ fn handle(site: &Site, mcp: &ApiServer, mut request: tiny_http::Request) {
         tiny_http::Method::Head => Cow::Borrowed("HEAD"),
         other => Cow::Owned(other.as_str().to_string()),
     };
-    let if_none_match = request
-        .headers()
-        .iter()
-        .find(|h| h.field.equiv("If-None-Match"))
-        .map(|h| h.value.as_str().to_string());
+    // The header values as sent, read by the router and never copied into an answer.
+    let header = |name: &'static str| {
+        request
+            .headers()
+            .iter()
+            .find(|h| h.field.equiv(name))
+            .map(|h| h.value.as_str().to_string())
+    };
+    let if_none_match = header("If-None-Match");
+    let range = header("Range");
+    let if_range = header("If-Range");
     let (answer, body) = answer_safely(|| {
         let answer = if super::mcp::is_mcp(request.url()) {
             super::mcp::answer(mcp, &mut request)
         } else {
-            site.resolve(&method, request.url(), if_none_match.as_deref())
+            let conditions = Conditions {
+                if_none_match: if_none_match.as_deref(),
+                range: range.as_deref(),
+                if_range: if_range.as_deref(),
+            };
+            site.resolve_with(&method, request.url(), conditions)
         };
         let mut answer = answer;
         // Bytes made while answering are sent as they are; a file comes from the cache.
         let body = match &mut answer.body {
             Body::Bytes(bytes) => Ok(Sent::Made(std::mem::take(bytes))),
-            Body::File(_) => site.body_bytes(&answer.body).map(Sent::Kept),
+            Body::File(_) | Body::Part { .. } => site.body_bytes(&answer.body).map(Sent::Kept),
         };
         (answer, body)
     });
@@ -289,6 +300,7 @@ fn reason_phrase(status: u16) -> &'static str {
         200 => "OK",
         202 => "Accepted",
         204 => "No Content",
+        206 => "Partial Content",
         301 => "Moved Permanently",
         302 => "Found",
         304 => "Not Modified",
@@ -299,6 +311,7 @@ fn reason_phrase(status: u16) -> &'static str {
         406 => "Not Acceptable",
         413 => "Content Too Large",
         415 => "Unsupported Media Type",
+        416 => "Range Not Satisfiable",
         503 => "Service Unavailable",
         _ => "Internal Server Error",
     }

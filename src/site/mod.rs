@@ -7,9 +7,10 @@ pub mod edge;
 pub mod manifest;
 pub mod netlify;
 pub(crate) mod ownership;
+pub mod range;
 pub(crate) mod router;
 
-pub use router::{Answer, Body, Site};
+pub use router::{Answer, Body, Conditions, Site};
 
 use std::collections::BTreeMap;
 use std::io::BufWriter;

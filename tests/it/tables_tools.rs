@@ -158,7 +158,7 @@ fn a_site_without_data_answers_the_tables_503() {
         assert_eq!(answer.header("Content-Type"), Some("application/json"));
         let body = match &answer.body {
             Body::Bytes(bytes) => bytes.clone(),
-            Body::File(_) => site.read_body(&answer.body).expect("body"),
+            Body::File(_) | Body::Part { .. } => site.read_body(&answer.body).expect("body"),
         };
         let error: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
         assert_eq!(error["error"], "data_unavailable");
