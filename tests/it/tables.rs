@@ -175,6 +175,112 @@ fn flatten(record: &Value) -> BTreeMap<String, String> {
     out
 }
 
+/// `open_weights` and its evidence as docs/api.md defines them, from the record's facts:
+/// false on `closed_weights`, true on an available `total_parameters` (else
+/// `base_checkpoint_bytes`) with its `source_url`, else empty with the facts' reason.
+fn open_weights(record: &Value) -> BTreeMap<String, String> {
+    let facts = record["facts"].as_object().expect("facts");
+    let has_reason = |code: &str| facts.values().any(|f| f["reason"] == code);
+    let pinned = ["total_parameters", "base_checkpoint_bytes"]
+        .into_iter()
+        .find(|name| facts[*name]["state"] == "available");
+    let (value, evidence, url) = if has_reason("closed_weights") {
+        ("false", "closed_weights", String::new())
+    } else if let Some(name) = pinned {
+        (
+            "true",
+            "checkpoint_pinned",
+            text(&facts[name]["source_url"]),
+        )
+    } else if has_reason("weights_access_unknown") {
+        ("", "weights_access_unknown", String::new())
+    } else if has_reason("open_checkpoint_unavailable") {
+        ("", "open_checkpoint_unavailable", String::new())
+    } else {
+        ("", "no_checkpoint_evidence", String::new())
+    };
+    [
+        ("open_weights", value.to_string()),
+        ("open_weights_evidence", evidence.to_string()),
+        ("open_weights_source_url", url),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+#[test]
+fn open_weights_is_said_with_its_evidence_and_the_package_explains_the_states_once() {
+    let edge = Built::new("edge");
+    let rows = edge.table("models.csv");
+    let row = |id: &str| {
+        rows.iter()
+            .find(|r| r["model_id"] == id)
+            .unwrap_or_else(|| panic!("{id}"))
+    };
+    for (id, value, evidence) in [
+        (
+            "anthropic/claude-4.5-sonnet-20250929",
+            "false",
+            "closed_weights",
+        ),
+        ("deepseek/deepseek-r1-0528", "true", "checkpoint_pinned"),
+        ("openrouter/polaris-alpha", "", "weights_access_unknown"),
+        (
+            "minimax/minimax-m2.5-20260211",
+            "",
+            "open_checkpoint_unavailable",
+        ),
+    ] {
+        assert_eq!(row(id)["open_weights"], value, "{id}");
+        assert_eq!(row(id)["open_weights_evidence"], evidence, "{id}");
+        let url = &row(id)["open_weights_source_url"];
+        assert_eq!(url.is_empty(), value != "true", "{id}: {url}");
+    }
+    // The last columns, after the record's.
+    let header = String::from_utf8(edge.get("/api/tables/models.csv")).expect("UTF-8");
+    let header = header.lines().next().expect("a header");
+    assert!(header.ends_with(",open_weights,open_weights_evidence,open_weights_source_url"));
+    let package = edge.json("/api/tables/datapackage.json");
+    let states: Vec<&str> = package["states"]["availability"]
+        .as_array()
+        .expect("the availability states")
+        .iter()
+        .map(|s| s["state"].as_str().expect("a state"))
+        .collect();
+    assert_eq!(
+        states,
+        [
+            "available",
+            "unavailable",
+            "not_publicly_cleared",
+            "not_available",
+            "not_found_under_policy"
+        ]
+    );
+    assert_eq!(
+        package["states"]["supply"].as_array().map(Vec::len),
+        Some(5)
+    );
+    let models = &package["resources"][0]["schema"]["fields"];
+    let field = |name: &str| {
+        models
+            .as_array()
+            .expect("fields")
+            .iter()
+            .find(|f| f["name"] == name)
+            .unwrap_or_else(|| panic!("{name}"))
+            .clone()
+    };
+    assert_eq!(field("open_weights")["type"], "boolean");
+    assert_eq!(
+        field("open_weights_evidence")["constraints"]["enum"]
+            .as_array()
+            .map(Vec::len),
+        Some(5)
+    );
+}
+
 /// The `--now` the edge example is read at.
 pub const EDGE_NOW: &str = "2026-10-05T12:00:00Z";
 
@@ -196,7 +302,8 @@ fn models_csv_is_every_record_of_the_api_cell_by_cell() {
             let target = format!("/api/v1/models?model_id={}", percent_encode(model_id));
             let answer = built.json(&target);
             let record = &answer["models"][0];
-            let expected = flatten(record);
+            let mut expected = flatten(record);
+            expected.extend(open_weights(record));
             for (column, value) in &expected {
                 assert_eq!(
                     row.get(column),

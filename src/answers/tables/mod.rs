@@ -7,6 +7,7 @@
 mod csv;
 mod demand;
 mod models;
+mod open_weights;
 mod schema;
 mod supply;
 
@@ -139,6 +140,7 @@ fn datapackage(catalog: &ServedModels, specs: &[TableSpec]) -> Vec<u8> {
             source("supply", &SUPPLY_SOURCE),
         ],
         "attribution": head.source.attribution,
+        "states": open_weights::states(),
         "resources": resources,
     });
     to_json(&package)
@@ -155,7 +157,7 @@ pub fn files(inputs: &Inputs, catalog: &ServedModels) -> Vec<(String, Vec<u8>)> 
     )];
     for spec in &specs {
         let bytes = match spec.name {
-            "models" => models::models_csv(&model_columns, &catalog.records),
+            "models" => models::models_csv(spec, &model_columns, &catalog.records),
             "daily" => demand::daily_csv(spec, &inputs.export),
             "days" => demand::days_csv(spec, &inputs.export),
             _ => supply::supply_csv(spec, inputs.supply.as_ref()),
