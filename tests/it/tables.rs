@@ -611,3 +611,108 @@ fn the_edge_example_leaves_unknowns_empty_never_zero() {
         .iter()
         .all(|r| r["tokens_30d_reason"] == "source_day_missing" || !r["tokens_30d"].is_empty()));
 }
+
+/// The small fixture with the first endpoints of its latest collection's provider names and quantization labels replaced
+/// by `names` (free text of the source), built into a site of the layout Netlify publishes.
+fn small_with_providers(names: &[&str]) -> (tempfile::TempDir, Site) {
+    let dir = common::tempdir().expect("temp dir");
+    let fixture = common::crate_path("tests/fixtures/small");
+    let mut supply: Value =
+        serde_json::from_slice(&std::fs::read(fixture.join("supply.json")).expect("supply.json"))
+            .expect("JSON");
+    let endpoints = supply["collections"]
+        .as_array_mut()
+        .expect("collections")
+        .iter_mut()
+        .rev()
+        .flat_map(|c| c["routes"].as_array_mut().expect("routes").iter_mut())
+        .flat_map(|r| r["endpoints"].as_array_mut().expect("endpoints").iter_mut());
+    for (endpoint, name) in endpoints.zip(names) {
+        endpoint["provider"] = Value::from(*name);
+        endpoint["quantization"] = Value::from(format!("{name}q"));
+    }
+    let supply_path = dir.path().join("supply.json");
+    std::fs::write(&supply_path, serde_json::to_vec(&supply).expect("JSON")).expect("write");
+    let inputs = model_demand::load(&fixture.join("export.json"), Some(&supply_path))
+        .expect("free text is accepted");
+    let now = model_demand::parse_now(common::SMALL_NOW).expect("now");
+    let catalog = inputs.served_models(now);
+    let root = dir.path().join("site");
+    common::build_into(&inputs, &catalog, &root, Layout::Edge);
+    let site = Site::open(&root).expect("opens");
+    (dir, site)
+}
+
+#[test]
+fn text_a_spreadsheet_would_run_as_a_formula_gets_an_apostrophe_in_the_csv_cell_alone() {
+    let names = [
+        "=HYPERLINK(\"http://evil.test\",\"x\")",
+        "+1+1",
+        "-2+3",
+        "@SUM(A1:A2)",
+        "\tTabbed",
+        "\rReturned",
+        "'Apostrophe",
+        "Plain=Name",
+    ];
+    let (_dir, site) = small_with_providers(&names);
+    let get = |target: &str| {
+        let answer = site.resolve("GET", target, None);
+        site.read_body(&answer.body).expect("a body")
+    };
+    let supply_csv = rows_of(&get("/api/tables/supply.csv"));
+    let feed: Value = serde_json::from_slice(&get("/api/supply")).expect("JSON");
+    let feed_text = feed.to_string();
+    for name in names {
+        let guarded = if name.starts_with(['=', '+', '-', '@', '\t', '\r', '\'']) {
+            format!("'{name}")
+        } else {
+            name.to_string()
+        };
+        assert!(
+            supply_csv.iter().any(|r| r["provider"] == guarded),
+            "{name:?} as {guarded:?}"
+        );
+        assert!(
+            supply_csv
+                .iter()
+                .any(|r| r["quantization"] == format!("{guarded}q")),
+            "{name:?}"
+        );
+        assert!(
+            !supply_csv.iter().any(|r| r["provider"] == name) || guarded == name,
+            "{name:?} unguarded"
+        );
+        // The feed keeps the exact value.
+        let exact = serde_json::to_string(name).expect("JSON");
+        assert!(feed_text.contains(&exact), "{name:?} in the feed");
+    }
+    // Reversible: a text cell that begins with an apostrophe is the value without it.
+    for row in &supply_csv {
+        let provider = &row["provider"];
+        let value = provider.strip_prefix('\'').unwrap_or(provider);
+        assert!(
+            names.contains(&value) || !provider.starts_with('\''),
+            "{provider:?}"
+        );
+    }
+    // Numbers are never guarded: a negative change stays a number.
+    let models_csv = rows_of(&get("/api/tables/models.csv"));
+    assert!(
+        models_csv
+            .iter()
+            .any(|r| r["trend_percentage_point_change"].starts_with('-')),
+        "the small fixture has a falling trend"
+    );
+    for row in &models_csv {
+        for (column, cell) in row {
+            assert!(!cell.starts_with('\''), "{column}: {cell:?}");
+        }
+    }
+    // The summary's quantizations (a JSON array) keep the exact labels.
+    let arrays: String = models_csv
+        .iter()
+        .map(|r| r["quantizations"].clone())
+        .collect();
+    assert!(arrays.contains("\"=HYPERLINK"), "{arrays}");
+}

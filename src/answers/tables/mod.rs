@@ -122,7 +122,13 @@ fn datapackage(catalog: &ServedModels, specs: &[TableSpec]) -> Vec<u8> {
             "The records of /api/v1/models, the export's daily demand history and the supply \
     feed's endpoints as CSV (UTF-8, a header row, LF line ends, RFC 4180 quoting), from the same \
     derivations as the API. An empty cell is unknown, never zero: beside each value that can be \
-    unknown, its _state and _reason columns say why. Decimals are the API's exact strings. Window \
+    unknown, its _state and _reason columns say why. Decimals are the API's exact strings. A text \
+    cell that would begin with =, +, -, @, a tab or a carriage return (a provider name or a \
+    quantization label is free text from the source) is written with a leading apostrophe, so a \
+    spreadsheet shows it as text instead of running it as a formula (OWASP, CSV injection), and a \
+    text value beginning with an apostrophe gets one more: a text cell that begins with ' holds \
+    the value without that one apostrophe. Numbers are never changed (a negative number stays \
+    one), and the API and the feeds keep every exact value. Window \
     {} to {}; export generated {}, evaluation cutoff {}. The API does not identify underserved \
     models: demand or missing data does not prove a supply opportunity. Demand data: {} (CC BY \
     4.0); attribution: {}",

@@ -183,7 +183,7 @@ pub(crate) fn models_csv(
     columns: &[ModelColumn],
     records: &[ModelRecord],
 ) -> Vec<u8> {
-    let mut csv = CsvWriter::new(spec.names());
+    let mut csv = CsvWriter::new(&spec.columns);
     for record in records {
         // The record's JSON is the API's: the same serialization every answer is made of.
         let json = serde_json::to_value(record).unwrap_or(Value::Null);
