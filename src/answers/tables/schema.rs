@@ -133,11 +133,6 @@ pub(crate) struct TableSpec {
 }
 
 impl TableSpec {
-    /// The column names, in file order: the CSV header.
-    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
-        self.columns.iter().map(|c| c.name.as_str())
-    }
-
     /// The file's name in the tables' directory.
     pub(crate) fn file_name(&self) -> String {
         format!("{}.csv", self.name)
