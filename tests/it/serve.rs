@@ -902,6 +902,17 @@ fn every_table_loads_over_http_from_the_running_preview_in_pandas_and_polars() {
         let said = common::output_text(&out);
         eprintln!("{name}:\n{said}");
         assert!(out.status.success(), "{name}: {said}");
+        for file in [
+            "models.parquet",
+            "daily.parquet",
+            "days.parquet",
+            "supply.parquet",
+        ] {
+            assert!(
+                said.contains(&format!("{file}: polars over HTTP")),
+                "{name} {file}: {said}"
+            );
+        }
         for file in ["models.csv", "daily.csv", "days.csv", "supply.csv"] {
             for reader in ["pandas", "polars"] {
                 assert!(

@@ -614,7 +614,7 @@ fn the_edge_example_leaves_unknowns_empty_never_zero() {
 
 /// The small fixture with the first endpoints of its latest collection's provider names and quantization labels replaced
 /// by `names` (free text of the source), built into a site of the layout Netlify publishes.
-fn small_with_providers(names: &[&str]) -> (tempfile::TempDir, Site) {
+pub fn small_with_providers(names: &[&str]) -> (tempfile::TempDir, Site) {
     let dir = common::tempdir().expect("temp dir");
     let fixture = common::crate_path("tests/fixtures/small");
     let mut supply: Value =
@@ -643,18 +643,21 @@ fn small_with_providers(names: &[&str]) -> (tempfile::TempDir, Site) {
     (dir, site)
 }
 
+/// Provider names a spreadsheet would run as formulas, and others.
+pub const FORMULA_NAMES: [&str; 8] = [
+    "=HYPERLINK(\"http://evil.test\",\"x\")",
+    "+1+1",
+    "-2+3",
+    "@SUM(A1:A2)",
+    "\tTabbed",
+    "\rReturned",
+    "'Apostrophe",
+    "Plain=Name",
+];
+
 #[test]
 fn text_a_spreadsheet_would_run_as_a_formula_gets_an_apostrophe_in_the_csv_cell_alone() {
-    let names = [
-        "=HYPERLINK(\"http://evil.test\",\"x\")",
-        "+1+1",
-        "-2+3",
-        "@SUM(A1:A2)",
-        "\tTabbed",
-        "\rReturned",
-        "'Apostrophe",
-        "Plain=Name",
-    ];
+    let names = FORMULA_NAMES;
     let (_dir, site) = small_with_providers(&names);
     let get = |target: &str| {
         let answer = site.resolve("GET", target, None);

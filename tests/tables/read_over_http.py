@@ -67,6 +67,16 @@ def main():
             if not same:
                 problems.append(f"{name}: {reader} over HTTP reads other values than from the file")
             print(f"{name}: {reader} over HTTP, {len(remote)} rows, {'the file' if same else 'DIFFERENT'}")
+        twin = resource["parquet"]["path"]
+        try:
+            remote = polars.read_parquet(f"{base}/api/tables/{twin}")
+            same = remote.equals(polars.read_parquet(root / twin))
+        except Exception as e:  # noqa: BLE001: the reader's own error is the finding
+            problems.append(f"{twin}: polars over HTTP: {type(e).__name__}: {e}")
+        else:
+            if not same:
+                problems.append(f"{twin}: polars over HTTP reads other values than from the file")
+            print(f"{twin}: polars over HTTP, {len(remote)} rows, {'the file' if same else 'DIFFERENT'}")
         if con is not None:
             remote = con.sql(f"SELECT * FROM read_csv_auto('{url}')").fetchall()
             disk = con.sql(f"SELECT * FROM read_csv_auto('{path}')").fetchall()

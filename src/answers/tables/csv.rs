@@ -23,6 +23,17 @@ pub(crate) struct CsvWriter {
     out: String,
     /// Per column, true for text (guarded against formulas).
     text: Vec<bool>,
+    /// The records' exact cells, for the Parquet twin.
+    rows: Vec<Vec<Option<String>>>,
+}
+
+/// A table written: its CSV text, and its records' exact cells.
+#[derive(Debug)]
+pub(crate) struct Written {
+    /// The CSV file.
+    pub csv: Vec<u8>,
+    /// Each record's cells, exactly (no apostrophe), `None` unknown.
+    pub rows: Vec<Vec<Option<String>>>,
 }
 
 impl CsvWriter {
@@ -31,8 +42,10 @@ impl CsvWriter {
         let mut writer = CsvWriter {
             out: String::new(),
             text: vec![false; columns.len()],
+            rows: Vec::new(),
         };
         writer.row(columns.iter().map(|c| Some(c.name.as_str())));
+        writer.rows.clear();
         writer.text = columns
             .iter()
             .map(|c| c.kind == ColumnType::String)
@@ -43,7 +56,9 @@ impl CsvWriter {
     /// Appends a record: one cell per column, `None` for an unknown value (an empty field).
     pub(crate) fn row<'a>(&mut self, cells: impl IntoIterator<Item = Option<&'a str>>) {
         let mut count = 0;
+        let mut exact = Vec::with_capacity(self.text.len());
         for cell in cells {
+            exact.push(cell.map(str::to_string));
             if count > 0 {
                 self.out.push(',');
             }
@@ -58,11 +73,15 @@ impl CsvWriter {
         }
         debug_assert_eq!(count, self.text.len(), "a record has one cell per column");
         self.out.push('\n');
+        self.rows.push(exact);
     }
 
-    /// The document's bytes (UTF-8, no byte-order mark).
-    pub(crate) fn finish(self) -> Vec<u8> {
-        self.out.into_bytes()
+    /// The document's bytes (UTF-8, no byte-order mark) and the records' exact cells.
+    pub(crate) fn finish(self) -> Written {
+        Written {
+            csv: self.out.into_bytes(),
+            rows: self.rows,
+        }
     }
 }
 
@@ -102,7 +121,7 @@ mod tests {
         for row in rows {
             csv.row(row.iter().copied());
         }
-        String::from_utf8(csv.finish()).expect("utf-8")
+        String::from_utf8(csv.finish().csv).expect("utf-8")
     }
 
     #[test]
@@ -139,7 +158,7 @@ mod tests {
         ] {
             csv.row([Some(text), Some(number), Some(number)]);
         }
-        let text = String::from_utf8(csv.finish()).expect("utf-8");
+        let text = String::from_utf8(csv.finish().csv).expect("utf-8");
         assert_eq!(
             text,
             "provider,change,rank\n\

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use time::Date;
 
-use super::csv::CsvWriter;
+use super::csv::{CsvWriter, Written};
 use super::schema::{Column, ColumnType, ForeignKey, TableSpec};
 use crate::input::export::{window_start, Day, Export};
 use crate::input::validate::format_date;
@@ -148,7 +148,7 @@ whether the source delivered it, and its market total when known.",
 }
 
 /// `daily.csv`: by date, then rank.
-pub(crate) fn daily_csv(spec: &TableSpec, export: &Export) -> Vec<u8> {
+pub(crate) fn daily_csv(spec: &TableSpec, export: &Export) -> Written {
     let mut csv = CsvWriter::new(&spec.columns);
     for day in &export.days {
         let date = format_date(day.date);
@@ -207,7 +207,7 @@ pub(crate) fn calendar(export: &Export) -> Vec<Date> {
 }
 
 /// `days.csv`: by date.
-pub(crate) fn days_csv(spec: &TableSpec, export: &Export) -> Vec<u8> {
+pub(crate) fn days_csv(spec: &TableSpec, export: &Export) -> Written {
     let by_date: BTreeMap<Date, &Day> = export.days.iter().map(|d| (d.date, d)).collect();
     let mut csv = CsvWriter::new(&spec.columns);
     for date in calendar(export) {

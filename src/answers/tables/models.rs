@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::csv::CsvWriter;
+use super::csv::{CsvWriter, Written};
 use super::open_weights;
 use super::schema::{Column, ColumnType, TableSpec};
 use crate::answers::fields::{
@@ -132,6 +132,13 @@ pub(crate) fn columns() -> Vec<ModelColumn> {
                 allowed,
                 range,
                 pattern,
+                // Every ratio and supply decimal has at most 12 fractional digits; a median of
+                // two of them (the supply summary's) one more.
+                scale: if path.starts_with("supply.summary.") {
+                    crate::base::decimal::SUPPLY_FRACTION_DIGITS as u32 + 1
+                } else {
+                    crate::base::decimal::RATIO_DIGITS as u32
+                },
             },
             path: path.split('.').map(str::to_string).collect(),
         });
@@ -182,7 +189,7 @@ pub(crate) fn models_csv(
     spec: &TableSpec,
     columns: &[ModelColumn],
     records: &[ModelRecord],
-) -> Vec<u8> {
+) -> Written {
     let mut csv = CsvWriter::new(&spec.columns);
     for record in records {
         // The record's JSON is the API's: the same serialization every answer is made of.
