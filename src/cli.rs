@@ -88,8 +88,11 @@ pub struct ServeArgs {
     /// The built site to serve.
     #[arg(long, value_name = "DIR", default_value = "out")]
     pub dir: PathBuf,
-    /// Address to listen on; loopback by default, so nothing is exposed unless asked.
-    #[arg(long, value_name = "ADDR", default_value = crate::preview::DEFAULT_BIND)]
+    /// Address to listen on; loopback by default, so nothing is exposed unless asked. An IP
+    /// address and port, or a host name and port that resolves to loopback addresses only
+    /// (localhost:8080).
+    #[arg(long, value_name = "ADDR", default_value = crate::preview::DEFAULT_BIND,
+          value_parser = crate::preview::parse_bind)]
     pub bind: std::net::SocketAddr,
     /// Connection threads kept ready to answer requests (1 to 256); more start while more
     /// connections are open, each answering its own connection.

@@ -40,8 +40,25 @@ pub fn query(args: &QueryArgs) -> Result<Response> {
     Ok(Api::new(&inputs.served_models(now)).answer(&args.query))
 }
 
+/// Removes what a stopped `build` of `out` left beside it, and with `previews` what a stopped
+/// `serve` left in the temporary directory ([`crate::site::leftovers`]: only directories this
+/// program marked as its own), saying so on stderr.
+fn remove_leftovers(out: &Path, previews: bool) {
+    let mut removed = crate::site::leftovers::sweep_beside(out);
+    if previews {
+        removed.extend(crate::site::leftovers::sweep_previews());
+    }
+    for path in removed {
+        eprintln!(
+            "removed {}: left by a build or serve that was stopped",
+            path.display()
+        );
+    }
+}
+
 /// `build`: the site from the inputs (or the no-data site), with progress on stderr.
 pub fn build(args: &BuildArgs) -> Result<BuildReport> {
+    remove_leftovers(&args.out, false);
     let options = BuildOptions {
         base_url: args.base_url.clone(),
         docs_url: args.docs_url.clone(),
@@ -71,6 +88,7 @@ pub fn build(args: &BuildArgs) -> Result<BuildReport> {
 pub fn serve(args: &ServeArgs) -> Result<()> {
     let workers = usize::from(args.workers);
     let dir = &args.dir;
+    remove_leftovers(dir, true);
     let export = Source::resolve(None, SAMPLE_EXPORT);
     let supply = Source::resolve(None, SAMPLE_SUPPLY);
     let from = bundled::describe(&export, Some(&supply));

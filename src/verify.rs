@@ -400,6 +400,10 @@ fn check_unavailable(site: &Site, differences: &mut Vec<String>) -> usize {
         crate::answers::tables::CSV_PATHS[1],
         crate::answers::tables::CSV_PATHS[2],
         crate::answers::tables::CSV_PATHS[3],
+        crate::answers::tables::PARQUET_PATHS[0],
+        crate::answers::tables::PARQUET_PATHS[1],
+        crate::answers::tables::PARQUET_PATHS[2],
+        crate::answers::tables::PARQUET_PATHS[3],
         crate::answers::addresses::CHART_PATHS[0],
         crate::answers::addresses::CHART_PATHS[1],
     ];

@@ -13,7 +13,52 @@ use std::time::Duration;
 use crate::agents::{ApiServer, Source};
 use crate::answers::render::{error_body, ErrorCode};
 use crate::base::error::{Error, Result};
-use crate::site::router::{json_bytes, Answer, Body, Site};
+use crate::site::router::{json_bytes, Answer, Body, Conditions, Site};
+
+/// The address `--bind` names: an IP address and port as they are (`127.0.0.1:8080`,
+/// `[::1]:8080`, `0.0.0.0:8080` when asked), or a host name and port that resolves to loopback
+/// addresses only (`localhost:8080`), the IPv4 one first. A host name that resolves to any
+/// other address is refused: a name is not a way to expose the server by surprise (give the
+/// address itself to listen elsewhere).
+pub fn parse_bind(text: &str) -> std::result::Result<SocketAddr, String> {
+    if let Ok(addr) = text.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    let Some((host, port)) = text.rsplit_once(':') else {
+        return Err(format!(
+            "{text} is not HOST:PORT (for example 127.0.0.1:8080 or localhost:8080)"
+        ));
+    };
+    let Ok(port) = port.parse::<u16>() else {
+        return Err(format!(
+            "{text}: the port {port} is not a number from 0 to 65535"
+        ));
+    };
+    let addrs: Vec<SocketAddr> = std::net::ToSocketAddrs::to_socket_addrs(&(host, port))
+        .map_err(|_| format!("the host name {host} does not resolve"))?
+        .collect();
+    loopback_of(host, &addrs)
+}
+
+/// The address to bind for a host name resolving to `addrs`: the IPv4 loopback address when
+/// there is one, else the first; refused when any address is not loopback, or there is none.
+fn loopback_of(host: &str, addrs: &[SocketAddr]) -> std::result::Result<SocketAddr, String> {
+    if addrs.is_empty() {
+        return Err(format!("the host name {host} does not resolve"));
+    }
+    if let Some(other) = addrs.iter().find(|a| !a.ip().is_loopback()) {
+        return Err(format!(
+            "the host name {host} resolves to {ip}, which is not a loopback address; a host              name must name this machine's loopback (localhost), and to listen elsewhere give              the address itself (for example --bind 0.0.0.0:{port})",
+            ip = other.ip(),
+            port = other.port()
+        ));
+    }
+    Ok(addrs
+        .iter()
+        .find(|a| a.is_ipv4())
+        .copied()
+        .unwrap_or(addrs[0]))
+}
 
 /// Address the server binds to unless told otherwise: loopback only.
 pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
@@ -179,22 +224,33 @@ fn handle(site: &Site, mcp: &ApiServer, mut request: tiny_http::Request) {
         tiny_http::Method::Head => Cow::Borrowed("HEAD"),
         other => Cow::Owned(other.as_str().to_string()),
     };
-    let if_none_match = request
-        .headers()
-        .iter()
-        .find(|h| h.field.equiv("If-None-Match"))
-        .map(|h| h.value.as_str().to_string());
+    // The header values as sent, read by the router and never copied into an answer.
+    let header = |name: &'static str| {
+        request
+            .headers()
+            .iter()
+            .find(|h| h.field.equiv(name))
+            .map(|h| h.value.as_str().to_string())
+    };
+    let if_none_match = header("If-None-Match");
+    let range = header("Range");
+    let if_range = header("If-Range");
     let (answer, body) = answer_safely(|| {
         let answer = if super::mcp::is_mcp(request.url()) {
             super::mcp::answer(mcp, &mut request)
         } else {
-            site.resolve(&method, request.url(), if_none_match.as_deref())
+            let conditions = Conditions {
+                if_none_match: if_none_match.as_deref(),
+                range: range.as_deref(),
+                if_range: if_range.as_deref(),
+            };
+            site.resolve_with(&method, request.url(), conditions)
         };
         let mut answer = answer;
         // Bytes made while answering are sent as they are; a file comes from the cache.
         let body = match &mut answer.body {
             Body::Bytes(bytes) => Ok(Sent::Made(std::mem::take(bytes))),
-            Body::File(_) => site.body_bytes(&answer.body).map(Sent::Kept),
+            Body::File(_) | Body::Part { .. } => site.body_bytes(&answer.body).map(Sent::Kept),
         };
         (answer, body)
     });
@@ -289,6 +345,7 @@ fn reason_phrase(status: u16) -> &'static str {
         200 => "OK",
         202 => "Accepted",
         204 => "No Content",
+        206 => "Partial Content",
         301 => "Moved Permanently",
         302 => "Found",
         304 => "Not Modified",
@@ -299,6 +356,7 @@ fn reason_phrase(status: u16) -> &'static str {
         406 => "Not Acceptable",
         413 => "Content Too Large",
         415 => "Unsupported Media Type",
+        416 => "Range Not Satisfiable",
         503 => "Service Unavailable",
         _ => "Internal Server Error",
     }
@@ -358,6 +416,31 @@ impl Sent {
 mod tests {
     use super::*;
     use crate::site::router::not_modified;
+
+    #[test]
+    fn a_host_name_binds_only_when_it_resolves_to_loopback() {
+        let at = |text: &str| text.parse::<SocketAddr>().expect("addr");
+        assert_eq!(
+            loopback_of("localhost", &[at("[::1]:80"), at("127.0.0.1:80")]),
+            Ok(at("127.0.0.1:80"))
+        );
+        assert_eq!(loopback_of("l6", &[at("[::1]:80")]), Ok(at("[::1]:80")));
+        let refused = loopback_of("evil.test", &[at("127.0.0.1:80"), at("203.0.113.7:80")])
+            .expect_err("not only loopback");
+        assert!(
+            refused.starts_with(
+                "the host name evil.test resolves to 203.0.113.7, which is not a loopback address"
+            ),
+            "{refused}"
+        );
+        assert!(loopback_of("none", &[]).is_err());
+        assert_eq!(parse_bind("0.0.0.0:8080"), Ok(at("0.0.0.0:8080")));
+        assert_eq!(parse_bind("[::1]:0"), Ok(at("[::1]:0")));
+        assert!(parse_bind("localhost").is_err());
+        assert!(parse_bind("localhost:99999").is_err());
+        let local = parse_bind("localhost:8080").expect("localhost resolves to loopback");
+        assert!(local.ip().is_loopback() && local.port() == 8080);
+    }
 
     #[test]
     fn a_panic_while_answering_is_a_500() {

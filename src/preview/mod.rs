@@ -14,9 +14,10 @@ mod mcp;
 mod while_building;
 
 pub use crate::site::cache::CACHE_BYTES;
-pub use crate::site::{Answer, Body, Site};
+pub use crate::site::{Answer, Body, Conditions, Site};
 pub use http::{
-    serve, serving_line, start, Running, ServeOptions, DEFAULT_BIND, DEFAULT_WORKERS, IO_TIMEOUT,
+    parse_bind, serve, serving_line, start, Running, ServeOptions, DEFAULT_BIND, DEFAULT_WORKERS,
+    IO_TIMEOUT,
 };
 pub use mcp::{ALLOWED_HEADERS, MAX_BODY_BYTES};
 pub use while_building::{

@@ -9,10 +9,10 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::base::error::Result;
+use crate::base::error::{Error, Result};
 use crate::preview::{self, Running, ServeOptions};
 use crate::site::edge::Layout;
-use crate::site::manifest::Manifest;
+use crate::site::leftovers::{Mark, PREVIEW_PREFIX};
 use crate::site::{self, BuildOptions, BuildReport, SiteData};
 
 /// What the preview's own sites record as their writer ([`crate::site::manifest::BuiltFrom`]): the
@@ -59,22 +59,16 @@ pub fn serve_while_building_for(
     started: impl FnOnce(&Running, &Path),
 ) -> Result<(Running, BuildReport)> {
     site::check_replaceable(dir)?;
-    // One name per process and call: two previews of one process never share it.
-    static CALLS: AtomicU64 = AtomicU64::new(0);
-    let interim = Interim(std::env::temp_dir().join(format!(
-        "model-demand-preview-{}-{}",
-        std::process::id(),
-        CALLS.fetch_add(1, Ordering::Relaxed)
-    )));
+    let interim = Interim::new()?;
     let compact = BuildOptions {
         layout: Layout::Edge,
         written_by: WRITTEN_BY,
         base_url: base_url.to_string(),
-        ..BuildOptions::new(&interim.0)
+        ..BuildOptions::new(interim.site())
     };
     site::build(data, &compact)?;
-    let running = preview::start(&interim.0, bind, options)?;
-    started(&running, &interim.0);
+    let running = preview::start(&interim.site(), bind, options)?;
+    started(&running, &interim.site());
     let full = BuildOptions {
         progress,
         written_by: WRITTEN_BY,
@@ -87,14 +81,48 @@ pub fn serve_while_building_for(
     Ok((running, report))
 }
 
-/// The temporary compact site, removed when dropped: only when it holds a manifest, that is
-/// only when it is a site this program wrote there.
-struct Interim(PathBuf);
+/// The temporary compact site: a directory `model-demand-preview-PID-N` of the temporary
+/// directory, created and marked ([`Mark`]) by this process, holding the site (`site/`) and
+/// its build's staging tree; removed when dropped, and by the next start when a stop left it
+/// ([`crate::site::leftovers::sweep_previews`]).
+struct Interim {
+    dir: PathBuf,
+    mark: Option<Mark>,
+}
+
+impl Interim {
+    /// A new marked directory under a name no one had.
+    fn new() -> Result<Interim> {
+        // One name per process and call: two previews of one process never share it.
+        static CALLS: AtomicU64 = AtomicU64::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "{PREVIEW_PREFIX}{}-{}",
+            std::process::id(),
+            CALLS.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir(&dir).map_err(|e| Error::io("cannot create", &dir, e))?;
+        match Mark::new(&dir) {
+            Ok(mark) => Ok(Interim {
+                dir,
+                mark: Some(mark),
+            }),
+            Err(err) => {
+                let _ = std::fs::remove_dir(&dir);
+                Err(err)
+            }
+        }
+    }
+
+    /// Where the compact site is.
+    fn site(&self) -> PathBuf {
+        self.dir.join("site")
+    }
+}
 
 impl Drop for Interim {
     fn drop(&mut self) {
-        if Manifest::is_present(&self.0) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
+        // The directory was created and marked by this process: all of it is its own.
+        let _ = std::fs::remove_dir_all(&self.dir);
+        drop(self.mark.take());
     }
 }

@@ -4,12 +4,14 @@
 
 pub(crate) mod cache;
 pub mod edge;
+pub mod leftovers;
 pub mod manifest;
 pub mod netlify;
 pub(crate) mod ownership;
+pub mod range;
 pub(crate) mod router;
 
-pub use router::{Answer, Body, Site};
+pub use router::{Answer, Body, Conditions, Site};
 
 use std::collections::BTreeMap;
 use std::io::BufWriter;
@@ -26,6 +28,7 @@ use crate::base::error::{Error, Result};
 use crate::query::{self, list_file, model_file, ListQuery, Order, RouteTable, SortKey};
 use crate::records::ServedModels;
 use crate::site::edge::{EdgeParts, Layout};
+use crate::site::leftovers::Mark;
 use crate::site::manifest::{BuiltFrom, ManifestEntry, ManifestWriter, MANIFEST};
 use crate::site::netlify::error_file;
 pub use crate::site::ownership::{check_replaceable, Replaceable};
@@ -170,6 +173,14 @@ pub fn build(data: &SiteData<'_>, options: &BuildOptions) -> Result<BuildReport>
     };
     check_replaceable(out)?;
     let staging = fresh_sibling(&parent, &name, "staging", true)?;
+    // Marked first, so that a run stopped from here on leaves a tree the next one removes.
+    let mark = match Mark::new(&staging) {
+        Ok(mark) => mark,
+        Err(err) => {
+            let _ = std::fs::remove_dir_all(&staging);
+            return Err(err);
+        }
+    };
     let counter = Counter {
         files: AtomicU64::new(0),
         bytes: AtomicU64::new(0),
@@ -182,7 +193,9 @@ pub fn build(data: &SiteData<'_>, options: &BuildOptions) -> Result<BuildReport>
     let result = with_progress(options.progress, &counter, started, || {
         write_all(data, options, &writer)
     })
+    .and_then(|done| mark.remove_file().map(|()| done))
     .and_then(|done| swap_in(&staging, out, &parent, &name).map(|()| done));
+    drop(mark);
     let (files, bytes) = match result {
         Ok(done) => done,
         Err(err) => {
@@ -234,8 +247,18 @@ fn swap_in(staging: &Path, out: &Path, parent: &Path, name: &str) -> Result<()> 
     if had_old {
         std::fs::rename(out, &retired).map_err(|e| Error::io("cannot move aside", out, e))?;
     }
+    // The old tree is marked as soon as it is aside: a run stopped while removing it (a
+    // 5.7 GB tree takes seconds) leaves it for the next one to remove.
+    let retired_mark = if had_old {
+        Mark::new(&retired).ok()
+    } else {
+        None
+    };
     if let Err(e) = std::fs::rename(staging, out) {
         if had_old {
+            if let Some(mark) = &retired_mark {
+                let _ = mark.remove_file();
+            }
             let _ = std::fs::rename(&retired, out);
         }
         return Err(Error::io("cannot move into place", out, e));

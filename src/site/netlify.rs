@@ -67,6 +67,14 @@ pub const CSV_HEADERS: [(&str, &str); 4] = [
     NOSNIFF,
 ];
 
+/// The headers of the tables' Parquet twins (`/api/tables/*.parquet`), with the feeds' CORS
+/// and caching.
+pub const PARQUET_HEADERS: [(&str, &str); 3] = [
+    ("Content-Type", tables::PARQUET_MEDIA_TYPE),
+    ("Access-Control-Allow-Origin", "*"),
+    ("Cache-Control", "public, max-age=0, must-revalidate"),
+];
+
 /// The headers of the charts (`/charts/*.svg`): SVG images, with the feeds' CORS and caching.
 pub const SVG_HEADERS: [(&str, &str); 4] = [
     ("Content-Type", "image/svg+xml"),
@@ -98,12 +106,16 @@ const COMMON_HEADER_RULES: [HeaderRule; 10] = [
 
 /// The rules of the tables and the charts, in the `_headers` of a site with data only: a site
 /// without data answers their addresses with the JSON 503, which must not be labelled CSV or SVG.
-const TABLE_HEADER_RULES: [HeaderRule; 7] = [
+const TABLE_HEADER_RULES: [HeaderRule; 11] = [
     (tables::DATAPACKAGE_PATH, &JSON_HEADERS),
     (tables::CSV_PATHS[0], &CSV_HEADERS),
     (tables::CSV_PATHS[1], &CSV_HEADERS),
     (tables::CSV_PATHS[2], &CSV_HEADERS),
     (tables::CSV_PATHS[3], &CSV_HEADERS),
+    (tables::PARQUET_PATHS[0], &PARQUET_HEADERS),
+    (tables::PARQUET_PATHS[1], &PARQUET_HEADERS),
+    (tables::PARQUET_PATHS[2], &PARQUET_HEADERS),
+    (tables::PARQUET_PATHS[3], &PARQUET_HEADERS),
     (CHART_PATHS[0], &SVG_HEADERS),
     (CHART_PATHS[1], &SVG_HEADERS),
 ];
@@ -261,7 +273,7 @@ fn not_found_lines(out: &mut String) {
 
 /// Paths a site without data answers with 503 `data_unavailable`: the model route, the feeds,
 /// the tables and the charts.
-pub const UNAVAILABLE_PATHS: [&str; 10] = [
+pub const UNAVAILABLE_PATHS: [&str; 14] = [
     MODELS_PATH,
     "/api/export",
     "/api/supply",
@@ -270,6 +282,10 @@ pub const UNAVAILABLE_PATHS: [&str; 10] = [
     tables::CSV_PATHS[1],
     tables::CSV_PATHS[2],
     tables::CSV_PATHS[3],
+    tables::PARQUET_PATHS[0],
+    tables::PARQUET_PATHS[1],
+    tables::PARQUET_PATHS[2],
+    tables::PARQUET_PATHS[3],
     CHART_PATHS[0],
     CHART_PATHS[1],
 ];
@@ -540,6 +556,13 @@ mod tests {
             )));
             assert!(!headers_file(false).contains(path));
             assert!(!netlify_toml().contains(path));
+        }
+        for path in tables::PARQUET_PATHS {
+            assert_eq!(headers_for(path), &PARQUET_HEADERS, "{path}");
+            assert!(headers_file(true).contains(&format!(
+                "{path}\n  Content-Type: application/vnd.apache.parquet\n"
+            )));
+            assert!(!headers_file(false).contains(path));
         }
         assert_eq!(headers_for(tables::DATAPACKAGE_PATH), &JSON_HEADERS);
         for path in [

@@ -8,6 +8,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use super::cache::BodyCache;
+use super::range::{self, Ranged};
 use crate::answers::render::{self, error_body, ErrorCode, Response};
 use crate::base::digest::sha256_hex;
 use crate::base::error::{Error, Result};
@@ -48,6 +49,27 @@ pub enum Body {
     Bytes(Vec<u8>),
     /// A site file, by manifest key.
     File(String),
+    /// Bytes `first..=last` of a site file, by manifest key (a 206).
+    Part {
+        /// The file's manifest key.
+        key: String,
+        /// The first byte.
+        first: u64,
+        /// The last byte (included).
+        last: u64,
+    },
+}
+
+/// What a request asks beyond its method and target: the validators and the byte range it
+/// sends (the header values as received; none of them is ever copied into an answer).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Conditions<'a> {
+    /// `If-None-Match`.
+    pub if_none_match: Option<&'a str>,
+    /// `Range`.
+    pub range: Option<&'a str>,
+    /// `If-Range`.
+    pub if_range: Option<&'a str>,
 }
 
 /// What the router answers: status, headers and body.
@@ -186,11 +208,44 @@ impl Site {
     pub(crate) fn body_bytes(&self, body: &Body) -> std::io::Result<Arc<[u8]>> {
         match body {
             Body::Bytes(bytes) => Ok(bytes.as_slice().into()),
-            Body::File(key) => match self.files.get(key) {
-                // The key is a manifest entry checked plain and relative when the site opened.
-                Some(_) => self.cache.get_or_read(key, || self.dir.join(key)),
-                None => Err(std::io::Error::other("file not in manifest")),
-            },
+            Body::File(key) => self.file_bytes(key),
+            Body::Part { key, first, last } => {
+                let bytes = self.file_bytes(key)?;
+                let range = usize::try_from(*first)
+                    .ok()
+                    .zip(usize::try_from(*last).ok())
+                    .and_then(|(first, last)| bytes.get(first..=last));
+                match range {
+                    Some(part) => Ok(part.into()),
+                    None => Err(std::io::Error::other("range past the file's end")),
+                }
+            }
+        }
+    }
+
+    /// The bytes of the file `key`, from the cache where possible.
+    fn file_bytes(&self, key: &str) -> std::io::Result<Arc<[u8]>> {
+        match self.files.get(key) {
+            // The key is a manifest entry checked plain and relative when the site opened.
+            Some(_) => self.cache.get_or_read(key, || self.dir.join(key)),
+            None => Err(std::io::Error::other("file not in manifest")),
+        }
+    }
+
+    /// Answers one request with its conditions: [`Site::resolve`], then the byte range a `GET`
+    /// of a file asks for, as the CDN answers it (RFC 9110: after `If-None-Match`, so a 304
+    /// stays a 304; `Range` on `HEAD` ignored).
+    pub fn resolve_with(
+        &self,
+        method: &str,
+        raw_target: &str,
+        conditions: Conditions<'_>,
+    ) -> Answer {
+        let answer = self.resolve(method, raw_target, conditions.if_none_match);
+        if method == "GET" {
+            ranged(answer, conditions.range, conditions.if_range)
+        } else {
+            answer
         }
     }
 
@@ -313,6 +368,7 @@ impl Site {
             .map(|(name, value)| (*name, (*value).to_string()))
             .collect();
         headers.push(("ETag", format!("\"{sha256}\"")));
+        headers.push(("Accept-Ranges", "bytes".to_string()));
         Answer {
             status: 200,
             headers,
@@ -410,6 +466,50 @@ pub(crate) fn not_modified(answer: Answer, if_none_match: Option<&str>) -> Answe
         headers,
         body: Body::Bytes(Vec::new()),
         length: 0,
+    }
+}
+
+/// A file's 200 as the byte range the request asks for: a 206 of one range, a 416 when no
+/// byte satisfies it, else unchanged (every other answer, and every range not honoured).
+fn ranged(answer: Answer, range: Option<&str>, if_range: Option<&str>) -> Answer {
+    let Body::File(key) = &answer.body else {
+        return answer;
+    };
+    let Some(etag) = answer.header("ETag").filter(|_| answer.status == 200) else {
+        return answer;
+    };
+    match range::decide(range, if_range, etag, answer.length) {
+        Ranged::Whole => answer,
+        Ranged::Part(part) => {
+            let mut headers = answer.headers.clone();
+            headers.push(("Content-Range", part.content_range(answer.length)));
+            Answer {
+                status: 206,
+                headers,
+                body: Body::Part {
+                    key: key.clone(),
+                    first: part.first,
+                    last: part.last,
+                },
+                length: part.len(),
+            }
+        }
+        Ranged::Unsatisfiable => {
+            // No body, so no type; the validator and the length the range missed.
+            let mut headers: Vec<(&'static str, String)> = answer
+                .headers
+                .iter()
+                .filter(|(name, _)| *name != "Content-Type")
+                .cloned()
+                .collect();
+            headers.push(("Content-Range", range::unsatisfied_range(answer.length)));
+            Answer {
+                status: 416,
+                headers,
+                body: Body::Bytes(Vec::new()),
+                length: 0,
+            }
+        }
     }
 }
 

@@ -563,3 +563,177 @@ fn mcp_in_an_empty_directory_answers_from_the_sample() {
         .expect("runs");
     assert!(!out.status.success(), "{}", common::output_text(&out));
 }
+
+/// The entries of `dir` whose names start with `prefix`.
+fn named(dir: &Path, prefix: &str) -> Vec<String> {
+    entries(dir)
+        .into_iter()
+        .filter(|n| n.starts_with(prefix))
+        .collect()
+}
+
+/// Starts `serve` of the bundled sample in `cwd`, waits until it answers from its compact copy
+/// and its full build's staging tree is being written, then stops it with `signal` (`INT`, as
+/// Ctrl-C sends it, or `KILL`); returns what it said.
+fn serve_stopped_while_building(cwd: &Path, signal: &str) -> Vec<String> {
+    let mut child = command_in(cwd, &["serve", "--bind", "127.0.0.1:0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("serve starts");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut lines = BufReader::new(stderr).lines();
+    let mut said = Vec::new();
+    for line in lines.by_ref() {
+        let Ok(line) = line else { break };
+        let serving = line.starts_with("serving ");
+        said.push(line);
+        if serving {
+            break;
+        }
+    }
+    let started = std::time::Instant::now();
+    let marked = |n: &String| cwd.join(n).join(".model-demand-partial").is_file();
+    while !named(cwd, ".out.staging-").iter().any(marked)
+        && started.elapsed() < std::time::Duration::from_secs(30)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let stopped = Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(stopped.success());
+    let _ = child.wait();
+    said
+}
+
+#[test]
+fn a_serve_stopped_during_its_first_build_leaves_only_what_the_next_start_removes() {
+    let cwd = common::tempdir().expect("temp dir");
+    let tmp = cwd.path().join("tmp");
+    // What the program did not write is never removed, whatever its name.
+    let users = cwd.path().join(".out.staging-1-0");
+    std::fs::create_dir_all(&users).expect("mkdir");
+    std::fs::write(users.join("notes.txt"), b"mine").expect("write");
+    std::fs::create_dir_all(tmp.join("model-demand-preview-1-0")).expect("mkdir");
+    let forged = tmp.join("model-demand-preview-1-1");
+    std::fs::create_dir_all(&forged).expect("mkdir");
+    std::fs::write(forged.join(".model-demand-partial"), b"not the mark").expect("write");
+    let mut seen: Vec<(&str, String, String)> = Vec::new();
+    for signal in ["INT", "KILL"] {
+        let said = serve_stopped_while_building(cwd.path(), signal);
+        assert!(
+            said.iter().any(|l| l.starts_with("serving ")),
+            "{signal}: {said:?}"
+        );
+        // Each start removes what the run before it left, and says so.
+        for (before, staging, copy) in seen.drain(..) {
+            for path in [
+                format!("./{staging}"),
+                tmp.join(&copy).display().to_string(),
+            ] {
+                let removed = format!("removed {path}: left by a build or serve that was stopped");
+                assert!(said.contains(&removed), "{before}, then {signal}: {said:?}");
+            }
+        }
+        // What the stopped run left: its staging tree beside out, its preview copy in the
+        // temporary directory, each marked.
+        let staging: Vec<String> = named(cwd.path(), ".out.staging-")
+            .into_iter()
+            .filter(|n| n != ".out.staging-1-0")
+            .collect();
+        let copies: Vec<String> = named(&tmp, "model-demand-preview-")
+            .into_iter()
+            .filter(|n| !n.starts_with("model-demand-preview-1-"))
+            .collect();
+        assert_eq!(staging.len(), 1, "{signal}: {staging:?}");
+        assert_eq!(copies.len(), 1, "{signal}: {copies:?}");
+        assert!(cwd
+            .path()
+            .join(&staging[0])
+            .join(".model-demand-partial")
+            .is_file());
+        seen.push((signal, staging[0].clone(), copies[0].clone()));
+    }
+    // The next start removes them, says so, and nothing else.
+    let out = command_in(cwd.path(), &["build", "--unavailable", "--out", "out"])
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{}", common::output_text(&out));
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    for (signal, staging, _) in &seen {
+        assert!(
+            said.contains(&format!(
+                "removed ./{staging}: left by a build or serve that was stopped"
+            )),
+            "{signal}: {said}"
+        );
+    }
+    assert_eq!(
+        named(cwd.path(), ".out."),
+        [".out.staging-1-0"],
+        "the user's directory is kept"
+    );
+    assert_eq!(
+        std::fs::read(users.join("notes.txt")).expect("kept"),
+        b"mine"
+    );
+    // `serve` removes the preview copies too (and the empty one, which holds nothing).
+    let said = serve_until_it_serves_out(cwd.path());
+    for (signal, _, copy) in &seen {
+        let removed = format!("removed {}", tmp.join(copy).display());
+        assert!(
+            said.iter().any(|l| l.starts_with(&removed)),
+            "{signal}: {said:?}"
+        );
+    }
+    assert_eq!(
+        named(&tmp, "model-demand-preview-"),
+        ["model-demand-preview-1-1"],
+        "the forged mark is kept"
+    );
+}
+
+#[test]
+fn bind_takes_a_host_name_of_the_loopback_and_refuses_what_does_not_resolve() {
+    let cwd = common::tempdir().expect("temp dir");
+    common::build_small_as(&cwd.path().join("out"), Layout::Edge);
+    let mut child = command_in(cwd.path(), &["serve", "--bind", "localhost:0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("serve starts");
+    let stderr = child.stderr.take().expect("stderr");
+    let serving = BufReader::new(stderr)
+        .lines()
+        .next()
+        .and_then(|l| l.ok())
+        .unwrap_or_default();
+    let addr = serving
+        .split("docs http://")
+        .nth(1)
+        .and_then(|rest| rest.split("/docs/").next())
+        .unwrap_or_default()
+        .to_string();
+    let answer = (!addr.is_empty()).then(|| get(&addr, "/api/v1/about"));
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(addr.starts_with("127.0.0.1:"), "{serving}");
+    assert!(
+        answer.is_some_and(|a| a.starts_with("HTTP/1.1 200")),
+        "{serving}"
+    );
+    let out = command_in(
+        cwd.path(),
+        &["serve", "--bind", "no-such-host.invalid:8080"],
+    )
+    .output()
+    .expect("runs");
+    assert_eq!(out.status.code(), Some(2), "a usage error");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("the host name no-such-host.invalid does not resolve"),
+        "{said}"
+    );
+}

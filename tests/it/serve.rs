@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use model_demand::answers::render::Api;
-use model_demand::preview::{self, Body, ServeOptions, Site};
+use model_demand::preview::{self, Body, Conditions, ServeOptions, Site};
 use model_demand::query::{percent_encode, OFFSET_MAX};
 use model_demand::site::{self, BuildOptions, SiteData};
 use proptest::prelude::*;
@@ -327,12 +327,15 @@ proptest! {
     fn the_router_never_leaves_the_site(
         prefix in prop::sample::select(vec!["/", "/api/", "/api/v1/", "/_api/", "/docs/", "http://h/", "/api/v1/models?"]),
         rest in "([a-z0-9._%/\\\\?&=+:-]|%2e|%2f|%5c|\\.\\./|%00|%c0%af){0,40}",
+        range in prop::option::of("(bytes=|BYTES=|x)?[0-9]{0,22}-?[0-9]{0,22}(,[0-9]*-[0-9]*)?\\PC{0,3}"),
+        if_range in prop::option::of("\\PC{0,8}"),
     ) {
         let f = fixture();
         let target = format!("{prefix}{rest}");
         for method in ["GET", "HEAD"] {
-            let answer = f.site.resolve(method, &target, None);
-            if let Body::File(key) = &answer.body {
+            let conditions = Conditions { if_none_match: None, range: range.as_deref(), if_range: if_range.as_deref() };
+            let answer = f.site.resolve_with(method, &target, conditions);
+            if let Body::File(key) | Body::Part { key, .. } = &answer.body {
                 let path = f.root.join(key);
                 let canonical = path.canonicalize().expect("served file exists");
                 prop_assert!(canonical.starts_with(f.root.canonicalize().expect("root")));
@@ -349,6 +352,9 @@ proptest! {
                     "Content-Security-Policy" => value == model_demand::site::netlify::PAGE_CSP,
                     "Referrer-Policy" => value == "no-referrer",
                     "Allow" => value == "GET, HEAD",
+                    "Accept-Ranges" => value == "bytes",
+                    // Numbers the server computed, never the request's text.
+                    "Content-Range" => value.strip_prefix("bytes ").is_some_and(|v| v.bytes().all(|b| b.is_ascii_digit() || b"-*/".contains(&b))),
                     "Location" => f.site.routes().redirects.iter().any(|r| &r.to == value),
                     _ => false,
                 };
@@ -730,4 +736,244 @@ fn a_directory_without_a_site_is_answered_at_once_from_the_compact_layout_then_f
         }
     }
     assert_eq!(before[0].0, Some(200), "the docs page answers at once");
+}
+
+/// `GET target` with extra header lines on a connection of its own: status, head and body.
+fn exchange(addr: SocketAddr, target: &str, headers: &str) -> (Option<u16>, String, Vec<u8>) {
+    let request =
+        format!("GET {target} HTTP/1.1\r\nHost: localhost\r\n{headers}Connection: close\r\n\r\n");
+    let answer = raw_exchange_at(addr, request.as_bytes(), Duration::from_secs(5));
+    let split = answer
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a head");
+    let head = String::from_utf8_lossy(&answer[..split]).into_owned();
+    (status_of(&answer), head, answer[split + 4..].to_vec())
+}
+
+/// The value of header `name` in a response head.
+fn header_in<'a>(head: &'a str, name: &str) -> Option<&'a str> {
+    head.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(": "))
+}
+
+/// A table's bytes and ETag as the preview serves it whole.
+fn whole_file(target: &str) -> (Vec<u8>, String) {
+    let (status, head, body) = exchange(fixture().addr, target, "");
+    assert_eq!(status, Some(200), "{head}");
+    assert_eq!(header_in(&head, "Accept-Ranges"), Some("bytes"), "{head}");
+    let etag = header_in(&head, "ETag").expect("an ETag").to_string();
+    (body, etag)
+}
+
+const TABLE: &str = "/api/tables/models.csv";
+
+#[test]
+fn one_satisfiable_range_is_a_206_of_those_bytes() {
+    let addr = fixture().addr;
+    let (whole, etag) = whole_file(TABLE);
+    let len = whole.len();
+    assert!(len > 100, "a table of some length");
+    for (range, first, last) in [
+        ("bytes=0-0", 0, 0),
+        ("bytes=0-99", 0, 99),
+        ("bytes=10-19", 10, 19),
+        (&format!("bytes=50-{}", len * 10) as &str, 50, len - 1),
+        ("bytes=60-", 60, len - 1),
+        ("bytes=-7", len - 7, len - 1),
+        (&format!("bytes=-{}", len + 5), 0, len - 1),
+        (&format!("bytes={}-", len - 1), len - 1, len - 1),
+    ] {
+        let (status, head, body) = exchange(addr, TABLE, &format!("Range: {range}\r\n"));
+        assert_eq!(status, Some(206), "{range}: {head}");
+        assert_eq!(
+            header_in(&head, "Content-Range"),
+            Some(format!("bytes {first}-{last}/{len}").as_str()),
+            "{range}"
+        );
+        assert_eq!(
+            header_in(&head, "Content-Length"),
+            Some((last - first + 1).to_string().as_str())
+        );
+        assert_eq!(header_in(&head, "ETag"), Some(etag.as_str()), "{range}");
+        assert_eq!(
+            header_in(&head, "Content-Type"),
+            Some("text/csv; charset=utf-8")
+        );
+        assert_eq!(body, whole[first..=last], "{range}");
+    }
+    // Every file answers ranges, the JSON ones and the manifest included.
+    for target in [
+        "/api/v1/about",
+        "/manifest.json",
+        "/api/tables/datapackage.json",
+    ] {
+        let (_, _, whole) = exchange(addr, target, "");
+        let (status, head, body) = exchange(addr, target, "Range: bytes=0-1\r\n");
+        assert_eq!(status, Some(206), "{target}: {head}");
+        assert_eq!(body, whole[..2], "{target}");
+    }
+}
+
+#[test]
+fn an_unsatisfiable_range_is_a_416_naming_the_length() {
+    let addr = fixture().addr;
+    let (whole, _) = whole_file(TABLE);
+    let len = whole.len();
+    for range in [
+        format!("bytes={len}-"),
+        format!("bytes={}-{}", len + 1, len + 9),
+        "bytes=-0".to_string(),
+        "bytes=99999999999999999999999999-".to_string(),
+    ] {
+        let (status, head, body) = exchange(addr, TABLE, &format!("Range: {range}\r\n"));
+        assert_eq!(status, Some(416), "{range}: {head}");
+        assert_eq!(
+            header_in(&head, "Content-Range"),
+            Some(format!("bytes */{len}").as_str()),
+            "{range}"
+        );
+        assert_eq!(header_in(&head, "Content-Length"), Some("0"));
+        assert!(body.is_empty());
+    }
+}
+
+#[test]
+fn malformed_reversed_and_multi_ranges_are_ignored_with_the_whole_file() {
+    let addr = fixture().addr;
+    let (whole, _) = whole_file(TABLE);
+    for range in [
+        "bytes=5-2",
+        "bytes=0-1,4-5",
+        "bytes=0-1, 4-5",
+        "bytes=-",
+        "bytes=a-b",
+        "bytes=1-2-3",
+        "bytes 0-1",
+        "items=0-1",
+        "bytes=0x0-1",
+        "bytes=+0-1",
+    ] {
+        let (status, head, body) = exchange(addr, TABLE, &format!("Range: {range}\r\n"));
+        assert_eq!(status, Some(200), "{range}: {head}");
+        assert!(header_in(&head, "Content-Range").is_none(), "{range}");
+        assert_eq!(body, whole, "{range}");
+    }
+    // Ranges are a GET's: HEAD is answered whole, a 304 stays a 304, answers made while
+    // answering (errors, redirects) are untouched.
+    let request = format!(
+        "HEAD {TABLE} HTTP/1.1\r\nHost: x\r\nRange: bytes=0-1\r\nConnection: close\r\n\r\n"
+    );
+    let answer = raw_exchange(request.as_bytes(), Duration::from_secs(5));
+    let text = String::from_utf8_lossy(&answer);
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    assert!(text.contains(&format!("Content-Length: {}\r\n", whole.len())));
+    let (_, etag) = whole_file(TABLE);
+    let (status, _, _) = exchange(
+        addr,
+        TABLE,
+        &format!("If-None-Match: {etag}\r\nRange: bytes=0-1\r\n"),
+    );
+    assert_eq!(status, Some(304));
+    for target in ["/api/v1/models?limit=0", "/nope", "/"] {
+        let plain = exchange(addr, target, "");
+        let ranged = exchange(addr, target, "Range: bytes=0-1\r\n");
+        assert_eq!(plain.0, ranged.0, "{target}");
+        assert_eq!(plain.2, ranged.2, "{target}");
+        assert!(header_in(&ranged.1, "Content-Range").is_none());
+    }
+}
+
+#[test]
+fn if_range_with_the_strong_etag_gives_the_range_and_anything_else_the_whole_file() {
+    let addr = fixture().addr;
+    let (whole, etag) = whole_file(TABLE);
+    let (status, _, body) = exchange(
+        addr,
+        TABLE,
+        &format!("Range: bytes=3-5\r\nIf-Range: {etag}\r\n"),
+    );
+    assert_eq!(status, Some(206));
+    assert_eq!(body, whole[3..=5]);
+    for validator in [
+        "\"0000000000000000000000000000000000000000000000000000000000000000\"".to_string(),
+        format!("W/{etag}"),
+        "Sat, 28 Nov 2026 11:00:00 GMT".to_string(),
+        "Thu, 01 Jan 2099 00:00:00 GMT".to_string(),
+    ] {
+        let (status, head, body) = exchange(
+            addr,
+            TABLE,
+            &format!("Range: bytes=3-5\r\nIf-Range: {validator}\r\n"),
+        );
+        assert_eq!(status, Some(200), "{validator}: {head}");
+        assert_eq!(body, whole, "{validator}");
+    }
+}
+
+#[test]
+fn no_byte_of_range_or_if_range_reaches_a_header() {
+    let addr = fixture().addr;
+    for headers in [
+        "Range: bytes=0-1 MARKER\r\n",
+        "Range: MARKER=0-1\r\n",
+        "Range: bytes=0-1,MARKER\r\n",
+        "Range: bytes=0-1\r\nIf-Range: \"MARKER\"\r\n",
+        "Range: bytes=MARKER-\r\n",
+    ] {
+        let (status, head, _) = exchange(addr, TABLE, headers);
+        assert!(matches!(status, Some(200 | 206 | 416)), "{headers}: {head}");
+        assert!(!head.contains("MARKER"), "{headers}: {head}");
+    }
+}
+
+#[test]
+fn every_table_loads_over_http_from_the_running_preview_in_pandas_and_polars() {
+    let python = common::pins::TABLES_PY.python();
+    let script = common::crate_path("tests/tables/read_over_http.py");
+    let tmp = common::tempdir().expect("temp dir");
+    let edge = tmp.path().join("edge");
+    let edge_inputs = common::load_fixture("tests/fixtures/edge");
+    let now = model_demand::parse_now(crate::tables::EDGE_NOW).expect("now");
+    let edge_catalog = edge_inputs.served_models(now);
+    let sample = tmp.path().join("sample");
+    let (sample_inputs, sample_catalog) = common::sample();
+    use model_demand::site::edge::Layout;
+    common::build_into(&edge_inputs, &edge_catalog, &edge, Layout::Edge);
+    common::build_into(&sample_inputs, &sample_catalog, &sample, Layout::Edge);
+    let small = &fixture().root;
+    for (name, dir, url) in [
+        ("small", small.clone(), format!("http://{}", fixture().addr)),
+        ("edge", edge.clone(), common::serve_on_loopback(&edge)),
+        ("sample", sample.clone(), common::serve_on_loopback(&sample)),
+    ] {
+        let out = std::process::Command::new(&python)
+            .arg(&script)
+            .arg(&url)
+            .arg(dir.join("api/tables"))
+            .output()
+            .expect("python runs");
+        let said = common::output_text(&out);
+        eprintln!("{name}:\n{said}");
+        assert!(out.status.success(), "{name}: {said}");
+        for file in [
+            "models.parquet",
+            "daily.parquet",
+            "days.parquet",
+            "supply.parquet",
+        ] {
+            assert!(
+                said.contains(&format!("{file}: polars over HTTP")),
+                "{name} {file}: {said}"
+            );
+        }
+        for file in ["models.csv", "daily.csv", "days.csv", "supply.csv"] {
+            for reader in ["pandas", "polars"] {
+                assert!(
+                    said.contains(&format!("{file}: {reader} over HTTP")),
+                    "{name} {file} {reader}: {said}"
+                );
+            }
+        }
+    }
 }

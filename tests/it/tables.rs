@@ -175,6 +175,112 @@ fn flatten(record: &Value) -> BTreeMap<String, String> {
     out
 }
 
+/// `open_weights` and its evidence as docs/api.md defines them, from the record's facts:
+/// false on `closed_weights`, true on an available `total_parameters` (else
+/// `base_checkpoint_bytes`) with its `source_url`, else empty with the facts' reason.
+fn open_weights(record: &Value) -> BTreeMap<String, String> {
+    let facts = record["facts"].as_object().expect("facts");
+    let has_reason = |code: &str| facts.values().any(|f| f["reason"] == code);
+    let pinned = ["total_parameters", "base_checkpoint_bytes"]
+        .into_iter()
+        .find(|name| facts[*name]["state"] == "available");
+    let (value, evidence, url) = if has_reason("closed_weights") {
+        ("false", "closed_weights", String::new())
+    } else if let Some(name) = pinned {
+        (
+            "true",
+            "checkpoint_pinned",
+            text(&facts[name]["source_url"]),
+        )
+    } else if has_reason("weights_access_unknown") {
+        ("", "weights_access_unknown", String::new())
+    } else if has_reason("open_checkpoint_unavailable") {
+        ("", "open_checkpoint_unavailable", String::new())
+    } else {
+        ("", "no_checkpoint_evidence", String::new())
+    };
+    [
+        ("open_weights", value.to_string()),
+        ("open_weights_evidence", evidence.to_string()),
+        ("open_weights_source_url", url),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+#[test]
+fn open_weights_is_said_with_its_evidence_and_the_package_explains_the_states_once() {
+    let edge = Built::new("edge");
+    let rows = edge.table("models.csv");
+    let row = |id: &str| {
+        rows.iter()
+            .find(|r| r["model_id"] == id)
+            .unwrap_or_else(|| panic!("{id}"))
+    };
+    for (id, value, evidence) in [
+        (
+            "anthropic/claude-4.5-sonnet-20250929",
+            "false",
+            "closed_weights",
+        ),
+        ("deepseek/deepseek-r1-0528", "true", "checkpoint_pinned"),
+        ("openrouter/polaris-alpha", "", "weights_access_unknown"),
+        (
+            "minimax/minimax-m2.5-20260211",
+            "",
+            "open_checkpoint_unavailable",
+        ),
+    ] {
+        assert_eq!(row(id)["open_weights"], value, "{id}");
+        assert_eq!(row(id)["open_weights_evidence"], evidence, "{id}");
+        let url = &row(id)["open_weights_source_url"];
+        assert_eq!(url.is_empty(), value != "true", "{id}: {url}");
+    }
+    // The last columns, after the record's.
+    let header = String::from_utf8(edge.get("/api/tables/models.csv")).expect("UTF-8");
+    let header = header.lines().next().expect("a header");
+    assert!(header.ends_with(",open_weights,open_weights_evidence,open_weights_source_url"));
+    let package = edge.json("/api/tables/datapackage.json");
+    let states: Vec<&str> = package["states"]["availability"]
+        .as_array()
+        .expect("the availability states")
+        .iter()
+        .map(|s| s["state"].as_str().expect("a state"))
+        .collect();
+    assert_eq!(
+        states,
+        [
+            "available",
+            "unavailable",
+            "not_publicly_cleared",
+            "not_available",
+            "not_found_under_policy"
+        ]
+    );
+    assert_eq!(
+        package["states"]["supply"].as_array().map(Vec::len),
+        Some(5)
+    );
+    let models = &package["resources"][0]["schema"]["fields"];
+    let field = |name: &str| {
+        models
+            .as_array()
+            .expect("fields")
+            .iter()
+            .find(|f| f["name"] == name)
+            .unwrap_or_else(|| panic!("{name}"))
+            .clone()
+    };
+    assert_eq!(field("open_weights")["type"], "boolean");
+    assert_eq!(
+        field("open_weights_evidence")["constraints"]["enum"]
+            .as_array()
+            .map(Vec::len),
+        Some(5)
+    );
+}
+
 /// The `--now` the edge example is read at.
 pub const EDGE_NOW: &str = "2026-10-05T12:00:00Z";
 
@@ -196,7 +302,8 @@ fn models_csv_is_every_record_of_the_api_cell_by_cell() {
             let target = format!("/api/v1/models?model_id={}", percent_encode(model_id));
             let answer = built.json(&target);
             let record = &answer["models"][0];
-            let expected = flatten(record);
+            let mut expected = flatten(record);
+            expected.extend(open_weights(record));
             for (column, value) in &expected {
                 assert_eq!(
                     row.get(column),
@@ -503,4 +610,112 @@ fn the_edge_example_leaves_unknowns_empty_never_zero() {
     assert!(models
         .iter()
         .all(|r| r["tokens_30d_reason"] == "source_day_missing" || !r["tokens_30d"].is_empty()));
+}
+
+/// The small fixture with the first endpoints of its latest collection's provider names and quantization labels replaced
+/// by `names` (free text of the source), built into a site of the layout Netlify publishes.
+pub fn small_with_providers(names: &[&str]) -> (tempfile::TempDir, Site) {
+    let dir = common::tempdir().expect("temp dir");
+    let fixture = common::crate_path("tests/fixtures/small");
+    let mut supply: Value =
+        serde_json::from_slice(&std::fs::read(fixture.join("supply.json")).expect("supply.json"))
+            .expect("JSON");
+    let endpoints = supply["collections"]
+        .as_array_mut()
+        .expect("collections")
+        .iter_mut()
+        .rev()
+        .flat_map(|c| c["routes"].as_array_mut().expect("routes").iter_mut())
+        .flat_map(|r| r["endpoints"].as_array_mut().expect("endpoints").iter_mut());
+    for (endpoint, name) in endpoints.zip(names) {
+        endpoint["provider"] = Value::from(*name);
+        endpoint["quantization"] = Value::from(format!("{name}q"));
+    }
+    let supply_path = dir.path().join("supply.json");
+    std::fs::write(&supply_path, serde_json::to_vec(&supply).expect("JSON")).expect("write");
+    let inputs = model_demand::load(&fixture.join("export.json"), Some(&supply_path))
+        .expect("free text is accepted");
+    let now = model_demand::parse_now(common::SMALL_NOW).expect("now");
+    let catalog = inputs.served_models(now);
+    let root = dir.path().join("site");
+    common::build_into(&inputs, &catalog, &root, Layout::Edge);
+    let site = Site::open(&root).expect("opens");
+    (dir, site)
+}
+
+/// Provider names a spreadsheet would run as formulas, and others.
+pub const FORMULA_NAMES: [&str; 8] = [
+    "=HYPERLINK(\"http://evil.test\",\"x\")",
+    "+1+1",
+    "-2+3",
+    "@SUM(A1:A2)",
+    "\tTabbed",
+    "\rReturned",
+    "'Apostrophe",
+    "Plain=Name",
+];
+
+#[test]
+fn text_a_spreadsheet_would_run_as_a_formula_gets_an_apostrophe_in_the_csv_cell_alone() {
+    let names = FORMULA_NAMES;
+    let (_dir, site) = small_with_providers(&names);
+    let get = |target: &str| {
+        let answer = site.resolve("GET", target, None);
+        site.read_body(&answer.body).expect("a body")
+    };
+    let supply_csv = rows_of(&get("/api/tables/supply.csv"));
+    let feed: Value = serde_json::from_slice(&get("/api/supply")).expect("JSON");
+    let feed_text = feed.to_string();
+    for name in names {
+        let guarded = if name.starts_with(['=', '+', '-', '@', '\t', '\r', '\'']) {
+            format!("'{name}")
+        } else {
+            name.to_string()
+        };
+        assert!(
+            supply_csv.iter().any(|r| r["provider"] == guarded),
+            "{name:?} as {guarded:?}"
+        );
+        assert!(
+            supply_csv
+                .iter()
+                .any(|r| r["quantization"] == format!("{guarded}q")),
+            "{name:?}"
+        );
+        assert!(
+            !supply_csv.iter().any(|r| r["provider"] == name) || guarded == name,
+            "{name:?} unguarded"
+        );
+        // The feed keeps the exact value.
+        let exact = serde_json::to_string(name).expect("JSON");
+        assert!(feed_text.contains(&exact), "{name:?} in the feed");
+    }
+    // Reversible: a text cell that begins with an apostrophe is the value without it.
+    for row in &supply_csv {
+        let provider = &row["provider"];
+        let value = provider.strip_prefix('\'').unwrap_or(provider);
+        assert!(
+            names.contains(&value) || !provider.starts_with('\''),
+            "{provider:?}"
+        );
+    }
+    // Numbers are never guarded: a negative change stays a number.
+    let models_csv = rows_of(&get("/api/tables/models.csv"));
+    assert!(
+        models_csv
+            .iter()
+            .any(|r| r["trend_percentage_point_change"].starts_with('-')),
+        "the small fixture has a falling trend"
+    );
+    for row in &models_csv {
+        for (column, cell) in row {
+            assert!(!cell.starts_with('\''), "{column}: {cell:?}");
+        }
+    }
+    // The summary's quantizations (a JSON array) keep the exact labels.
+    let arrays: String = models_csv
+        .iter()
+        .map(|r| r["quantizations"].clone())
+        .collect();
+    assert!(arrays.contains("\"=HYPERLINK"), "{arrays}");
 }

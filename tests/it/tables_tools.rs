@@ -12,16 +12,19 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-use model_demand::answers::tables::{CSV_PATHS, DATAPACKAGE_PATH};
+use model_demand::answers::tables::{CSV_PATHS, DATAPACKAGE_PATH, PARQUET_PATHS};
 use model_demand::base::error::Error;
 use model_demand::preview::{Body, Site};
 use model_demand::site::edge::Layout;
 use model_demand::site::manifest::Manifest;
 use model_demand::site::{self, sha256_hex, BuildOptions, SiteData};
 
-/// Every address of the tables: the package, then the CSV files.
+/// Every address of the tables: the package, the CSV files, their Parquet twins.
 fn addresses() -> Vec<&'static str> {
-    std::iter::once(DATAPACKAGE_PATH).chain(CSV_PATHS).collect()
+    std::iter::once(DATAPACKAGE_PATH)
+        .chain(CSV_PATHS)
+        .chain(PARQUET_PATHS)
+        .collect()
 }
 
 /// The tables' files of a built site, by site-relative path.
@@ -91,9 +94,10 @@ fn both_layouts_carry_serve_and_verify_the_tables() {
             assert_eq!(answer.status, 200, "{path}");
             let body = site.read_body(&answer.body).expect("body");
             assert_eq!(body, made[&path[1..]], "{path}");
-            let csv = path.ends_with(".csv");
-            let content_type = if csv {
+            let content_type = if path.ends_with(".csv") {
                 "text/csv; charset=utf-8"
+            } else if path.ends_with(".parquet") {
+                "application/vnd.apache.parquet"
             } else {
                 "application/json"
             };
@@ -158,7 +162,7 @@ fn a_site_without_data_answers_the_tables_503() {
         assert_eq!(answer.header("Content-Type"), Some("application/json"));
         let body = match &answer.body {
             Body::Bytes(bytes) => bytes.clone(),
-            Body::File(_) => site.read_body(&answer.body).expect("body"),
+            Body::File(_) | Body::Part { .. } => site.read_body(&answer.body).expect("body"),
         };
         let error: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
         assert_eq!(error["error"], "data_unavailable");
@@ -169,7 +173,9 @@ fn a_site_without_data_answers_the_tables_503() {
 #[test]
 fn the_openapi_document_names_the_tables_and_the_contract_does_not() {
     let openapi = model_demand::answers::contract::openapi("https://x.test", None);
-    for path in addresses() {
+    // The Parquet twins are named by the data package, not by the OpenAPI document, whose
+    // bytes do not move.
+    for path in std::iter::once(DATAPACKAGE_PATH).chain(CSV_PATHS) {
         let get = &openapi["paths"][path]["get"];
         assert_eq!(get["tags"][0], "tables", "{path}");
         let media = if path.ends_with(".csv") {
@@ -183,6 +189,10 @@ fn the_openapi_document_names_the_tables_and_the_contract_does_not() {
         );
         assert!(get["responses"]["503"].is_object(), "{path}");
     }
+    assert!(
+        !openapi.to_string().contains(".parquet"),
+        "the OpenAPI document's bytes do not move"
+    );
     let about = model_demand::answers::contract::about("https://x.test", None, true).to_string();
     assert!(
         !about.contains("/api/tables"),
@@ -212,6 +222,18 @@ fn the_tables_load_in_one_call_typed_and_the_package_validates() {
     let edge_catalog = edge_inputs.served_models(model_demand::parse_now(EDGE_NOW).expect("now"));
     let (small_inputs, small_catalog) = common::small();
     let (sample_inputs, sample_catalog) = common::sample();
+    // Text a spreadsheet would run: guarded in the CSV, exact in the Parquet twin.
+    let (formulas, _) = crate::tables::small_with_providers(&crate::tables::FORMULA_NAMES);
+    let out = Command::new(&python)
+        .arg(&script)
+        .arg(formulas.path().join("site/api/tables"))
+        .output()
+        .expect("python runs");
+    assert!(
+        out.status.success(),
+        "formulas: {}",
+        common::output_text(&out)
+    );
     for (name, inputs, catalog) in [
         ("small", &small_inputs, &small_catalog),
         ("edge", &edge_inputs, &edge_catalog),

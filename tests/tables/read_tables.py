@@ -9,7 +9,16 @@ The calls are the ones docs/api.md gives:
   pandas.read_csv(path, engine="pyarrow", dtype_backend="pyarrow")
   polars.read_csv(path, try_parse_dates=True, infer_schema_length=None)
   duckdb: SELECT * FROM read_csv_auto('path')
+
+Then each table's Parquet twin (the resource's `parquet` member), read in one call by the same
+three (pandas.read_parquet(path, dtype_backend="pyarrow"), polars.read_parquet(path), DuckDB's
+read_parquet): every column typed as the package says whatever its values (INT64, exact
+DECIMAL at the column's scale, DATE, TIMESTAMP, BOOLEAN, STRING), even when all are unknown,
+and every value equal to the CSV cell (a text cell's guarding apostrophe taken off).
 """
+
+import datetime
+import decimal
 
 import csv
 import json
@@ -21,6 +30,7 @@ import duckdb
 import pandas
 import polars
 import pyarrow
+import pyarrow.parquet
 
 
 def raw_columns(path):
@@ -88,6 +98,132 @@ def duckdb_ok(kind, dtype, cells):
     }[kind]
 
 
+def pyarrow_type(name):
+    """The pyarrow type of a Parquet type as the package names it."""
+    if name == "INT64":
+        return pyarrow.int64()
+    if name.startswith("DECIMAL("):
+        precision, scale = name[len("DECIMAL("):-1].split(",")
+        return pyarrow.decimal128(int(precision), int(scale))
+    return {
+        "DATE": pyarrow.date32(),
+        "TIMESTAMP(MICROS,UTC)": pyarrow.timestamp("us", tz="UTC"),
+        "BOOLEAN": pyarrow.bool_(),
+        "STRING": pyarrow.string(),
+    }[name]
+
+
+WANTED = {
+    "integer": lambda n: n == "INT64",
+    "number": lambda n: n.startswith("DECIMAL(38,"),
+    "date": lambda n: n == "DATE",
+    "datetime": lambda n: n == "TIMESTAMP(MICROS,UTC)",
+    "boolean": lambda n: n == "BOOLEAN",
+    "string": lambda n: n == "STRING",
+    "array": lambda n: n == "STRING",
+}
+
+
+def polars_type(name):
+    if name == "INT64":
+        return polars.Int64
+    if name.startswith("DECIMAL("):
+        precision, scale = name[len("DECIMAL("):-1].split(",")
+        return polars.Decimal(int(precision), int(scale))
+    return {
+        "DATE": polars.Date,
+        "TIMESTAMP(MICROS,UTC)": polars.Datetime("us", "UTC"),
+        "BOOLEAN": polars.Boolean,
+        "STRING": polars.String,
+    }[name]
+
+
+def duckdb_type(name):
+    if name.startswith("DECIMAL("):
+        return name
+    return {
+        "INT64": "BIGINT",
+        "DATE": "DATE",
+        "TIMESTAMP(MICROS,UTC)": "TIMESTAMP WITH TIME ZONE",
+        "BOOLEAN": "BOOLEAN",
+        "STRING": "VARCHAR",
+    }[name]
+
+
+def as_text(value):
+    """A Parquet value as the CSV writes it."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, decimal.Decimal):
+        text = format(value, "f")
+        if "." in text:
+            text = text.rstrip("0").rstrip(".")
+        return "0" if text in ("-0", "") else text
+    if isinstance(value, datetime.datetime):
+        return value.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    return str(value)
+
+
+def unguarded(kind, cell):
+    """A CSV cell's exact value: a text cell's guarding apostrophe taken off."""
+    if kind in ("string",) and cell.startswith("'"):
+        return cell[1:]
+    return cell
+
+
+def check_parquet(root, resource, cells, count, problems):
+    twin = resource.get("parquet")
+    if not twin:
+        problems.append(f"{resource['path']}: no parquet member")
+        return
+    path = root / twin["path"]
+    fields = resource["schema"]["fields"]
+    names = [f["name"] for f in fields]
+    types = twin["types"]
+    if list(types) != names:
+        problems.append(f"{path.name}: types name other columns")
+        return
+    table = pyarrow.parquet.read_table(path)
+    pdf = pandas.read_parquet(path, dtype_backend="pyarrow")
+    pldf = polars.read_parquet(path)
+    rel = duckdb.sql(f"SELECT * FROM read_parquet('{path}')")
+    duck_types = dict(zip(rel.columns, [str(t) for t in rel.types]))
+    if list(pdf.columns) != names or pldf.columns != names or rel.columns != names:
+        problems.append(f"{path.name}: a reader saw other column names")
+        return
+    if len(pdf) != count or pldf.height != count or rel.shape[0] != count:
+        problems.append(f"{path.name}: rows {count}, read {len(pdf)} / {pldf.height} / {rel.shape[0]}")
+    for field in fields:
+        name, kind = field["name"], field["type"]
+        ptype = types[name]
+        if not WANTED[kind](ptype):
+            problems.append(f"{path.name}.{name} ({kind}) is {ptype}")
+        wanted = pyarrow_type(ptype)
+        got = pdf[name].dtype
+        if not isinstance(got, pandas.ArrowDtype) or got.pyarrow_dtype != wanted:
+            problems.append(f"{path.name}.{name}: pandas reads {got}, not {wanted}")
+        if pldf.schema[name] != polars_type(ptype):
+            problems.append(f"{path.name}.{name}: polars reads {pldf.schema[name]}, not {ptype}")
+        if duck_types[name] != duckdb_type(ptype):
+            problems.append(f"{path.name}.{name}: DuckDB reads {duck_types[name]}, not {ptype}")
+        values = [as_text(v) for v in table.column(name).to_pylist()]
+        expected = [unguarded(kind, c) for c in cells[name]]
+        if values != expected:
+            diff = next(
+                (i, v, e) for i, (v, e) in enumerate(zip(values, expected)) if v != e
+            ) if len(values) == len(expected) else (len(values), len(expected))
+            problems.append(f"{path.name}.{name}: values differ from the CSV ({diff})")
+        nulls = (int(pdf[name].isna().sum()), pldf[name].null_count())
+        empty = sum(1 for c in cells[name] if c == "")
+        if nulls != (empty, empty):
+            problems.append(f"{path.name}.{name}: {empty} empty cells, readers read {nulls} nulls")
+    print(f"{path.name}: {count} rows, {len(names)} columns, typed in the file for pandas, polars and DuckDB, the CSV's values")
+
+
 def main():
     root = pathlib.Path(sys.argv[1])
     package = json.loads((root / "datapackage.json").read_text(encoding="utf-8"))
@@ -146,6 +282,7 @@ def main():
                         f"{path.name}.{name}: {empty} empty cells, {reader} reads {nulls} missing"
                     )
         print(f"{path.name}: {count} rows, {len(names)} columns, typed alike by pandas, polars and DuckDB")
+        check_parquet(root, resource, cells, count, problems)
     tool = pathlib.Path(sys.executable).parent / "frictionless"
     out = subprocess.run(
         [str(tool), "validate", "datapackage.json", "--json"],

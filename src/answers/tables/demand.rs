@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use time::Date;
 
-use super::csv::CsvWriter;
+use super::csv::{CsvWriter, Written};
 use super::schema::{Column, ColumnType, ForeignKey, TableSpec};
 use crate::input::export::{window_start, Day, Export};
 use crate::input::validate::format_date;
@@ -148,8 +148,8 @@ whether the source delivered it, and its market total when known.",
 }
 
 /// `daily.csv`: by date, then rank.
-pub(crate) fn daily_csv(spec: &TableSpec, export: &Export) -> Vec<u8> {
-    let mut csv = CsvWriter::new(spec.names());
+pub(crate) fn daily_csv(spec: &TableSpec, export: &Export) -> Written {
+    let mut csv = CsvWriter::new(&spec.columns);
     for day in &export.days {
         let date = format_date(day.date);
         let market = market_total(day);
@@ -207,9 +207,9 @@ pub(crate) fn calendar(export: &Export) -> Vec<Date> {
 }
 
 /// `days.csv`: by date.
-pub(crate) fn days_csv(spec: &TableSpec, export: &Export) -> Vec<u8> {
+pub(crate) fn days_csv(spec: &TableSpec, export: &Export) -> Written {
     let by_date: BTreeMap<Date, &Day> = export.days.iter().map(|d| (d.date, d)).collect();
-    let mut csv = CsvWriter::new(spec.names());
+    let mut csv = CsvWriter::new(&spec.columns);
     for date in calendar(export) {
         let text = format_date(date);
         match by_date.get(&date) {

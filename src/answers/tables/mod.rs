@@ -7,6 +7,8 @@
 mod csv;
 mod demand;
 mod models;
+mod open_weights;
+mod parquet;
 mod schema;
 mod supply;
 
@@ -18,6 +20,7 @@ use crate::input::sources::{
 };
 use crate::input::Inputs;
 use crate::records::ServedModels;
+use csv::Written;
 use schema::TableSpec;
 
 pub(crate) use demand::calendar;
@@ -33,6 +36,18 @@ pub const CSV_PATHS: [&str; 4] = [
     "/api/tables/days.csv",
     "/api/tables/supply.csv",
 ];
+
+/// The Parquet twins' public addresses, in the package's order: `/api/tables/NAME.parquet`
+/// beside each CSV file, the same rows and columns, typed.
+pub const PARQUET_PATHS: [&str; 4] = [
+    "/api/tables/models.parquet",
+    "/api/tables/daily.parquet",
+    "/api/tables/days.parquet",
+    "/api/tables/supply.parquet",
+];
+
+/// The Parquet twins' media type.
+pub const PARQUET_MEDIA_TYPE: &str = "application/vnd.apache.parquet";
 
 /// What each address of the tables holds, in one line (the OpenAPI document's summaries and
 /// `/llms.txt`'s list), by public address: the package first, then [`CSV_PATHS`].
@@ -85,11 +100,19 @@ fn specs(catalog: &ServedModels, model_columns: &[models::ModelColumn]) -> Vec<T
 }
 
 /// `datapackage.json`: every table's schema, its sources and, for demand tables, the licence.
-fn datapackage(catalog: &ServedModels, specs: &[TableSpec]) -> Vec<u8> {
+fn datapackage(catalog: &ServedModels, specs: &[TableSpec], written: &[Written]) -> Vec<u8> {
     let head = &catalog.head;
     let resources: Vec<Value> = specs
         .iter()
-        .map(|spec| {
+        .zip(written)
+        .map(|(spec, written)| {
+            let types = parquet::physical_types(&spec.columns, &written.rows);
+            let types: serde_json::Map<String, Value> = spec
+                .columns
+                .iter()
+                .zip(types)
+                .map(|(column, physical)| (column.name.clone(), json!(physical.name())))
+                .collect();
             let mut resource = json!({
                 "name": spec.name,
                 "path": spec.file_name(),
@@ -102,6 +125,13 @@ fn datapackage(catalog: &ServedModels, specs: &[TableSpec]) -> Vec<u8> {
                 "dialect": {"delimiter": ",", "lineTerminator": "\n", "quoteChar": "\"", "doubleQuote": true, "header": true},
                 "sources": spec.sources,
                 "schema": spec.schema(),
+                "parquet": {
+                    "path": spec.parquet_name(),
+                    "format": "parquet",
+                    "mediatype": PARQUET_MEDIA_TYPE,
+                    "description": "The same rows and columns in Parquet, each column typed in the file (so a column whose values are all unknown keeps its type): one row group, uncompressed, every column nullable (an unknown value is a null, never zero); text exactly as the source gave it (no apostrophe). types gives each column's Parquet type; decimals are exact DECIMAL(38, scale).",
+                    "types": types,
+                },
             });
             if spec.demand_only {
                 resource["licenses"] = json!([{
@@ -120,8 +150,16 @@ fn datapackage(catalog: &ServedModels, specs: &[TableSpec]) -> Vec<u8> {
         "description": format!(
             "The records of /api/v1/models, the export's daily demand history and the supply \
     feed's endpoints as CSV (UTF-8, a header row, LF line ends, RFC 4180 quoting), from the same \
-    derivations as the API. An empty cell is unknown, never zero: beside each value that can be \
-    unknown, its _state and _reason columns say why. Decimals are the API's exact strings. Window \
+    derivations as the API; beside each CSV file, its Parquet twin (NAME.parquet) of the same rows \
+    and columns, typed in the file (integers INT64, decimals exact DECIMAL, dates DATE, booleans \
+    BOOLEAN): each resource's parquet member names it. An empty cell is unknown, never zero: beside each value that can be \
+    unknown, its _state and _reason columns say why. Decimals are the API's exact strings. A text \
+    cell that would begin with =, +, -, @, a tab or a carriage return (a provider name or a \
+    quantization label is free text from the source) is written with a leading apostrophe, so a \
+    spreadsheet shows it as text instead of running it as a formula (OWASP, CSV injection), and a \
+    text value beginning with an apostrophe gets one more: a text cell that begins with ' holds \
+    the value without that one apostrophe. Numbers are never changed (a negative number stays \
+    one), and the API and the feeds keep every exact value. Window \
     {} to {}; export generated {}, evaluation cutoff {}. The API does not identify underserved \
     models: demand or missing data does not prove a supply opportunity. Demand data: {} (CC BY \
     4.0); attribution: {}",
@@ -139,6 +177,7 @@ fn datapackage(catalog: &ServedModels, specs: &[TableSpec]) -> Vec<u8> {
             source("supply", &SUPPLY_SOURCE),
         ],
         "attribution": head.source.attribution,
+        "states": open_weights::states(),
         "resources": resources,
     });
     to_json(&package)
@@ -149,18 +188,24 @@ fn datapackage(catalog: &ServedModels, specs: &[TableSpec]) -> Vec<u8> {
 pub fn files(inputs: &Inputs, catalog: &ServedModels) -> Vec<(String, Vec<u8>)> {
     let model_columns = models::columns();
     let specs = specs(catalog, &model_columns);
-    let mut files = vec![(
-        format!("{TABLES_DIR}/datapackage.json"),
-        datapackage(catalog, &specs),
-    )];
-    for spec in &specs {
-        let bytes = match spec.name {
-            "models" => models::models_csv(&model_columns, &catalog.records),
+    let written: Vec<Written> = specs
+        .iter()
+        .map(|spec| match spec.name {
+            "models" => models::models_csv(spec, &model_columns, &catalog.records),
             "daily" => demand::daily_csv(spec, &inputs.export),
             "days" => demand::days_csv(spec, &inputs.export),
             _ => supply::supply_csv(spec, inputs.supply.as_ref()),
-        };
-        files.push((format!("{TABLES_DIR}/{}", spec.file_name()), bytes));
+        })
+        .collect();
+    let mut files = vec![(
+        format!("{TABLES_DIR}/datapackage.json"),
+        datapackage(catalog, &specs, &written),
+    )];
+    let created_by = concat!("model-demand ", env!("CARGO_PKG_VERSION"));
+    for (spec, written) in specs.iter().zip(written) {
+        let twin = parquet::write(&spec.columns, &written.rows, created_by);
+        files.push((format!("{TABLES_DIR}/{}", spec.file_name()), written.csv));
+        files.push((format!("{TABLES_DIR}/{}", spec.parquet_name()), twin));
     }
     files
 }
@@ -174,6 +219,14 @@ mod tests {
         assert_eq!(DATAPACKAGE_PATH, format!("/{TABLES_DIR}/datapackage.json"));
         for (path, name) in CSV_PATHS.iter().zip(["models", "daily", "days", "supply"]) {
             assert_eq!(*path, format!("/{TABLES_DIR}/{name}.csv"));
+        }
+        for (path, csv) in PARQUET_PATHS.iter().zip(CSV_PATHS) {
+            assert_eq!(
+                Some(*path),
+                csv.strip_suffix(".csv")
+                    .map(|p| format!("{p}.parquet"))
+                    .as_deref()
+            );
         }
         let summarized: Vec<&str> = SUMMARIES.iter().map(|(path, _)| *path).collect();
         assert_eq!(summarized[0], DATAPACKAGE_PATH);

@@ -14,7 +14,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::csv::CsvWriter;
+use super::csv::{CsvWriter, Written};
+use super::open_weights;
 use super::schema::{Column, ColumnType, TableSpec};
 use crate::answers::fields::{
     self, Field, Kind, Rule, DATE, DECIMAL_STRING, INTEGER_STRING, SIGNED_DECIMAL_STRING, TIMESTAMP,
@@ -131,6 +132,13 @@ pub(crate) fn columns() -> Vec<ModelColumn> {
                 allowed,
                 range,
                 pattern,
+                // Every ratio and supply decimal has at most 12 fractional digits; a median of
+                // two of them (the supply summary's) one more.
+                scale: if path.starts_with("supply.summary.") {
+                    crate::base::decimal::SUPPLY_FRACTION_DIGITS as u32 + 1
+                } else {
+                    crate::base::decimal::RATIO_DIGITS as u32
+                },
             },
             path: path.split('.').map(str::to_string).collect(),
         });
@@ -152,7 +160,11 @@ the attribution the package states); facts come from Hugging Face repository fil
 licences vary per model (each fact's _source_url pins its evidence); supply columns come from \
 OpenRouter's catalog and endpoints, under OpenRouter's terms (no licence)."
             .to_string(),
-        columns: columns.iter().map(|c| c.column.clone()).collect(),
+        columns: columns
+            .iter()
+            .map(|c| c.column.clone())
+            .chain(open_weights::columns())
+            .collect(),
         primary_key: &["model_id"],
         foreign_keys: Vec::new(),
         demand_only: false,
@@ -173,11 +185,16 @@ fn cell(value: Option<&Value>) -> Option<Cow<'_, str>> {
 }
 
 /// `models.csv` of `records`, in their order (model ID).
-pub(crate) fn models_csv(columns: &[ModelColumn], records: &[ModelRecord]) -> Vec<u8> {
-    let mut csv = CsvWriter::new(columns.iter().map(|c| c.column.name.as_str()));
+pub(crate) fn models_csv(
+    spec: &TableSpec,
+    columns: &[ModelColumn],
+    records: &[ModelRecord],
+) -> Written {
+    let mut csv = CsvWriter::new(&spec.columns);
     for record in records {
         // The record's JSON is the API's: the same serialization every answer is made of.
         let json = serde_json::to_value(record).unwrap_or(Value::Null);
+        let derived = open_weights::cells(&json);
         let cells: Vec<Option<Cow<'_, str>>> = columns
             .iter()
             .map(|c| {
@@ -187,6 +204,7 @@ pub(crate) fn models_csv(columns: &[ModelColumn], records: &[ModelRecord]) -> Ve
                     .try_fold(&json, |at, member| at.get(member.as_str()));
                 cell(value)
             })
+            .chain(derived.iter().map(|d| d.as_deref().map(Cow::Borrowed)))
             .collect();
         csv.row(cells.iter().map(|c| c.as_deref()));
     }

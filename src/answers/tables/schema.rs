@@ -55,6 +55,9 @@ pub(crate) struct Column {
     pub range: Option<(u64, u64)>,
     /// A regular expression every value of a text column matches (anchored).
     pub pattern: Option<&'static str>,
+    /// Fractional digits a value of a `number` column may have: its Parquet twin's decimal
+    /// scale.
+    pub scale: u32,
 }
 
 impl Column {
@@ -68,6 +71,7 @@ impl Column {
             allowed: None,
             range: None,
             pattern: None,
+            scale: crate::base::decimal::RATIO_DIGITS as u32,
         }
     }
 
@@ -133,14 +137,14 @@ pub(crate) struct TableSpec {
 }
 
 impl TableSpec {
-    /// The column names, in file order: the CSV header.
-    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
-        self.columns.iter().map(|c| c.name.as_str())
-    }
-
     /// The file's name in the tables' directory.
     pub(crate) fn file_name(&self) -> String {
         format!("{}.csv", self.name)
+    }
+
+    /// Its Parquet twin's name in the tables' directory.
+    pub(crate) fn parquet_name(&self) -> String {
+        format!("{}.parquet", self.name)
     }
 
     /// The Frictionless table schema.

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::csv::CsvWriter;
+use super::csv::{CsvWriter, Written};
 use super::schema::{Column, ColumnType, TableSpec};
 use crate::base::decimal::plain;
 use crate::input::supply::{RouteType, Supply};
@@ -124,8 +124,8 @@ zero. Source: OpenRouter's catalog and endpoints, under OpenRouter's terms (no l
 }
 
 /// `supply.csv`: by collection (oldest first), route ID, then the endpoint's place.
-pub(crate) fn supply_csv(spec: &TableSpec, supply: Option<&Supply>) -> Vec<u8> {
-    let mut csv = CsvWriter::new(spec.names());
+pub(crate) fn supply_csv(spec: &TableSpec, supply: Option<&Supply>) -> Written {
+    let mut csv = CsvWriter::new(&spec.columns);
     let collections = supply.map_or(&[][..], |s| s.collections.as_slice());
     for collection in collections {
         let finished_at = collection.finished_at.as_str();
