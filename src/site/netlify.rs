@@ -69,10 +69,11 @@ pub const CSV_HEADERS: [(&str, &str); 4] = [
 
 /// The headers of the tables' Parquet twins (`/api/tables/*.parquet`), with the feeds' CORS
 /// and caching.
-pub const PARQUET_HEADERS: [(&str, &str); 3] = [
+pub const PARQUET_HEADERS: [(&str, &str); 4] = [
     ("Content-Type", tables::PARQUET_MEDIA_TYPE),
     ("Access-Control-Allow-Origin", "*"),
     ("Cache-Control", "public, max-age=0, must-revalidate"),
+    NOSNIFF,
 ];
 
 /// The headers of the charts (`/charts/*.svg`): SVG images, with the feeds' CORS and caching.

@@ -236,7 +236,27 @@ fn every_answer_forbids_sniffing_and_the_page_has_its_policy() {
         f.site.resolve("GET", "/nope", None),
         f.site.resolve("GET", "/", None),
         f.site.resolve("POST", "/docs/", None),
+        f.site.resolve("GET", "/api/tables/models.parquet", None),
+        // A range of a file (206) and one past its end (416) are answers too.
+        f.site.resolve_with(
+            "GET",
+            "/api/tables/models.csv",
+            Conditions {
+                range: Some("bytes=0-9"),
+                ..Default::default()
+            },
+        ),
+        f.site.resolve_with(
+            "GET",
+            "/api/tables/models.csv",
+            Conditions {
+                range: Some("bytes=999999999-"),
+                ..Default::default()
+            },
+        ),
     ];
+    assert_eq!(answers[answers.len() - 2].status, 206);
+    assert_eq!(answers[answers.len() - 1].status, 416);
     for answer in &answers {
         assert_eq!(
             answer.header("X-Content-Type-Options"),
