@@ -268,3 +268,42 @@ fn the_five_questions_at_a_glance() {
         assert!(!legend[i + 1..].contains(a), "two legend lines alike: {a}");
     }
 }
+
+/// Issue 50: beside each model, whether its weights are published: `models.csv`'s
+/// `open_weights` (true, false or unknown) in words, the pinned evidence linked, an unknown
+/// with its reason, never "closed".
+#[test]
+fn open_weights_beside_each_model_as_models_csv_says() {
+    let dir = common::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    common::build_small(&out);
+    let html = std::fs::read_to_string(out.join("docs/index.html")).expect("docs page");
+    let csv = std::fs::read(out.join("api/tables/models.csv")).expect("models.csv");
+    let table = crate::tables::table(&[("api/tables/models.csv".to_string(), csv)], "models.csv");
+    let rows = rows(&html);
+    assert_eq!(rows.len(), table.len());
+    let mut seen = std::collections::BTreeMap::new();
+    for (id, cells) in &rows {
+        let row = table
+            .iter()
+            .find(|r| r["model_id"] == *id)
+            .unwrap_or_else(|| panic!("{id} in models.csv"));
+        let (value, shown) = &cells["open_weights"];
+        assert_eq!(value, &row["open_weights"], "{id}");
+        match value.as_str() {
+            "true" => {
+                let url = &row["open_weights_source_url"];
+                assert!(shown.contains(&format!("href=\"{url}\"")), "{id}: {shown}");
+                assert!(shown.contains("open weights"), "{id}: {shown}");
+            }
+            "false" => assert!(shown.contains("closed weights"), "{id}: {shown}"),
+            _ => {
+                assert!(shown.contains("weights: unknown, "), "{id}: {shown}");
+                assert!(!shown.contains("closed"), "{id}: {shown}");
+            }
+        }
+        *seen.entry(value.clone()).or_insert(0) += 1;
+    }
+    eprintln!("open_weights on the page, by value: {seen:?}");
+    assert!(seen.len() >= 2, "the small fixture has more than one kind: {seen:?}");
+}

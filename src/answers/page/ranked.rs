@@ -248,9 +248,10 @@ fn row(out: &mut String, record: &ModelRecord, supply: Option<&Supply>) {
     );
     let _ = write!(
         out,
-        "<td class=\"model\"><a href=\"/api/v1/models?model_id={}\"><code>{}</code></a></td>",
+        "<td class=\"model\"><a href=\"/api/v1/models?model_id={}\"><code>{}</code></a><br>{}</td>",
         percent_encode(&record.model_id),
-        escape(&record.model_id)
+        escape(&record.model_id),
+        open_weights_note(record)
     );
     valued_cell(out, "tokens_30d", &record.tokens_30d, |v| {
         human_count(v, "")
@@ -362,4 +363,30 @@ pub(super) fn glance(export: &crate::input::export::Export, catalog: &ServedMode
         crate::answers::addresses::TREND_PATH
     );
     out
+}
+
+/// Whether the weights are published, beside the model's ID: `models.csv`'s `open_weights`
+/// (one derivation, `tables::open_weights`), in words; an unknown says why, never "closed".
+fn open_weights_note(record: &ModelRecord) -> String {
+    let json = serde_json::to_value(record).unwrap_or_default();
+    let [open, evidence, url] = crate::answers::tables::open_weights::cells(&json);
+    let evidence = evidence.unwrap_or_default();
+    match (open.as_deref(), url) {
+        (Some("true"), Some(url)) => format!(
+            "<small data-field=\"open_weights\" data-value=\"true\"><a href=\"{}\">open weights</a></small>",
+            escape(&url)
+        ),
+        (Some("false"), _) => {
+            "<small data-field=\"open_weights\" data-value=\"false\">closed weights</small>".to_string()
+        }
+        _ => format!(
+            "<small data-field=\"open_weights\" data-value=\"\" title=\"{}\">weights: unknown, {}</small>",
+            escape(&evidence),
+            match evidence.as_str() {
+                "weights_access_unknown" => "no repository known",
+                "open_checkpoint_unavailable" => "the repository refused or failed",
+                _ => "no checkpoint fact known",
+            }
+        ),
+    }
 }

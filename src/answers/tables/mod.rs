@@ -7,7 +7,7 @@
 mod csv;
 mod demand;
 mod models;
-mod open_weights;
+pub(crate) mod open_weights;
 mod parquet;
 mod schema;
 mod supply;
