@@ -305,5 +305,8 @@ fn open_weights_beside_each_model_as_models_csv_says() {
         *seen.entry(value.clone()).or_insert(0) += 1;
     }
     eprintln!("open_weights on the page, by value: {seen:?}");
-    assert!(seen.len() >= 2, "the small fixture has more than one kind: {seen:?}");
+    assert!(
+        seen.len() >= 2,
+        "the small fixture has more than one kind: {seen:?}"
+    );
 }
