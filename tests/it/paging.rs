@@ -56,7 +56,8 @@ fn page(api: &Api, sort: &str, order: &str, limit: u64, offset: u64) -> Value {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+    // 200 cases where the heavy cases run (`common::full`, as in CI), else 50.
+    #![proptest_config(ProptestConfig { cases: if crate::common::full() { 200 } else { 50 }, ..ProptestConfig::default() })]
 
     #[test]
     fn paging_visits_every_model_once_in_order(
