@@ -458,14 +458,7 @@ fn get_providers_lists_the_feeds_endpoints_cheapest_first() {
     let small = dir.path().join("small");
     common::build_small(&small);
     let preview = common::serve_on_loopback(&small);
-    let supply: Value = serde_json::from_slice(
-        &std::fs::read(common::crate_path("tests/fixtures/small/supply.json")).expect("supply"),
-    )
-    .expect("JSON");
-    let latest = supply["collections"]
-        .as_array()
-        .and_then(|c| c.last())
-        .expect("a collection");
+    let latest = &common::small_latest_collection();
     let page: Value =
         serde_json::from_slice(&exchange(&preview, "GET", "/api/v1/models?limit=100").body)
             .expect("JSON");

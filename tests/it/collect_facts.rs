@@ -607,6 +607,24 @@ fn a_warm_cache_makes_no_file_requests() {
     );
 }
 
+/// Two recognised same-author children: an AWQ 4-bit child of 6 GB and an MLX 4-bit child of
+/// 4 GB (the smaller).
+fn awq_and_mlx_children() -> (FixtureRepo, FixtureRepo) {
+    let awq = format_child(
+        "meta-llama/Llama-3.1-8B-AWQ",
+        "awq-4bit",
+        6_000_000_000,
+        |_| {},
+    );
+    let mlx = format_child(
+        "meta-llama/Llama-3.1-8B-MLX",
+        "mlx-affine-4bit",
+        4_000_000_000,
+        |_| {},
+    );
+    (awq, mlx)
+}
+
 /// A same-author child holding a format fixture's checkpoint (`tests/fixtures/formats/<folder>`:
 /// the config and the header as that writer writes them), its one `model.safetensors` listed at
 /// `size` bytes; `edit` changes the config first.
@@ -740,18 +758,7 @@ fn an_unrecognised_same_author_child_keeps_the_smallest_unknown_naming_it() {
     // config says fp8 over 4-bit packed tensors (never 8 bits). Each alone keeps the three
     // facts unknown, and the run report and `facts REPO` name the child and what was not
     // recognised.
-    let awq = format_child(
-        "meta-llama/Llama-3.1-8B-AWQ",
-        "awq-4bit",
-        6_000_000_000,
-        |_| {},
-    );
-    let mlx = format_child(
-        "meta-llama/Llama-3.1-8B-MLX",
-        "mlx-affine-4bit",
-        4_000_000_000,
-        |_| {},
-    );
+    let (awq, mlx) = awq_and_mlx_children();
     let hqq = format_child("meta-llama/Llama-3.1-8B-HQQ", "awq-4bit", 1, |c| {
         c["quantization_config"] = json!({"quant_method": "hqq", "nbits": 4});
     });
@@ -798,18 +805,7 @@ fn an_unrecognised_same_author_child_keeps_the_smallest_unknown_naming_it() {
 fn a_child_whose_requests_fail_carries_the_previous_smallest_else_unavailable() {
     // The minimum over the children that were read could be larger than the true smallest:
     // a 5xx after retries carries the previous export's three facts, else they are unavailable.
-    let awq = format_child(
-        "meta-llama/Llama-3.1-8B-AWQ",
-        "awq-4bit",
-        6_000_000_000,
-        |_| {},
-    );
-    let mlx = format_child(
-        "meta-llama/Llama-3.1-8B-MLX",
-        "mlx-affine-4bit",
-        4_000_000_000,
-        |_| {},
-    );
+    let (awq, mlx) = awq_and_mlx_children();
     let dir = common::tempdir().expect("temp dir");
     // Night 1: every child read; the MLX child is the smallest.
     let (first, _) = night_with_children(&[&awq, &mlx], &[], &dir.path().join("n1"), None);

@@ -157,14 +157,7 @@ fn the_five_questions_at_a_glance() {
     let out = dir.path().join("out");
     common::build_small(&out);
     let html = std::fs::read_to_string(out.join("docs/index.html")).expect("docs page");
-    let supply: Value = serde_json::from_slice(
-        &std::fs::read(common::crate_path("tests/fixtures/small/supply.json")).expect("supply"),
-    )
-    .expect("JSON");
-    let latest = supply["collections"]
-        .as_array()
-        .and_then(|c| c.last())
-        .expect("a collection");
+    let latest = &common::small_latest_collection();
     let records = oracle_records();
     let table = rows(&html);
     let price = |e: &Value, m: &str| e[m].as_str().map(|p| p.parse::<f64>().expect("decimal"));

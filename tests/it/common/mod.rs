@@ -283,3 +283,16 @@ pub fn each_at_once<T: Send>(cases: Vec<(String, T)>, run: impl Fn(&str, T) + Sy
 pub fn full() -> bool {
     std::env::var_os("MODEL_DEMAND_TEST_FULL").is_some_and(|v| v == "1")
 }
+
+/// The small fixture's latest supply collection, as its feed writes it.
+pub fn small_latest_collection() -> serde_json::Value {
+    let supply: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(crate_path("tests/fixtures/small/supply.json")).expect("supply"),
+    )
+    .expect("JSON");
+    supply["collections"]
+        .as_array()
+        .and_then(|c| c.last())
+        .cloned()
+        .expect("a collection")
+}
