@@ -24,13 +24,11 @@ pub struct UnreviewedConfig {
     pub repositories: Vec<String>,
     /// The tokens of the served models whose repository carried it, on the export's last day
     /// (`RunReport::unreviewed_last_day`), as a decimal string; the rows are in this order,
-    /// most first, so the operator reviews where the demand is. Absent in older reports.
-    #[serde(default = "zero")]
-    pub tokens_last_day: String,
-}
-
-fn zero() -> String {
-    "0".to_string()
+    /// most first, so the operator reviews where the demand is. `None` (null) when none of
+    /// those models has a known figure that day (outside the top 50, the day not delivered, or
+    /// a report older than the member): unknown, never 0, and ordered after the known.
+    #[serde(default)]
+    pub tokens_last_day: Option<String>,
 }
 
 /// A repository and why one of its facts is unknown (the tensor, dtype and format that
@@ -83,7 +81,7 @@ pub(super) fn record(report: Sections<'_>, repository: &str, findings: &Findings
                         model_type: u.model_type.clone(),
                         key,
                         repositories: Vec::new(),
-                        tokens_last_day: zero(),
+                        tokens_last_day: None,
                     });
                     let last = rows.len() - 1;
                     &mut rows[last]
@@ -117,15 +115,25 @@ pub(super) fn record(report: Sections<'_>, repository: &str, findings: &Findings
 /// models), and orders the rows by them, most first (ties by type and key).
 pub(super) fn order_by_demand(rows: &mut [UnreviewedConfig], tokens: &BTreeMap<String, u128>) {
     for row in rows.iter_mut() {
-        let sum: u128 = row
+        let known: Vec<u128> = row
             .repositories
             .iter()
-            .filter_map(|r| tokens.get(r))
-            .fold(0u128, |acc, t| acc.saturating_add(*t));
-        row.tokens_last_day = sum.to_string();
+            .filter_map(|r| tokens.get(r).copied())
+            .collect();
+        row.tokens_last_day = (!known.is_empty()).then(|| {
+            known
+                .iter()
+                .fold(0u128, |acc, t| acc.saturating_add(*t))
+                .to_string()
+        });
     }
     rows.sort_by(|a, b| {
-        let tokens = |r: &UnreviewedConfig| r.tokens_last_day.parse::<u128>().unwrap_or(0);
+        // Known figures first, most first; an unknown (None) sorts below every number.
+        let tokens = |r: &UnreviewedConfig| {
+            r.tokens_last_day
+                .as_deref()
+                .and_then(|t| t.parse::<u128>().ok())
+        };
         tokens(b)
             .cmp(&tokens(a))
             .then_with(|| (&a.model_type, &a.key).cmp(&(&b.model_type, &b.key)))
@@ -162,7 +170,9 @@ pub(super) fn unreviewed_markdown(
                         "`{}`",
                         cell(k)
                     )),
-                grouped(&row.tokens_last_day),
+                row.tokens_last_day
+                    .as_deref()
+                    .map_or("unknown".to_string(), grouped),
                 repos.join(", ")
             );
         }
@@ -274,11 +284,13 @@ mod tests {
         );
         let md = report.to_markdown();
         assert!(
-            md.contains("| `llama` | `block_configs` | 0 | `m/nas`, `n/nas` |"),
+            md.contains("| `llama` | `block_configs` | unknown | `m/nas`, `n/nas` |"),
             "{md}"
         );
         assert!(
-            md.contains("| `kimi_linear` | (the type has no entry) | 0 | `a/kimi`, `b/kimi` |"),
+            md.contains(
+                "| `kimi_linear` | (the type has no entry) | unknown | `a/kimi`, `b/kimi` |"
+            ),
             "{md}"
         );
         assert!(
@@ -328,24 +340,24 @@ mod tests {
         ]
         .into();
         report.order_unreviewed(Some("2026-11-27".to_string()), &tokens);
-        let rows: Vec<(&str, &str)> = report
+        let rows: Vec<(&str, Option<&str>)> = report
             .unreviewed_configurations
             .iter()
             .map(|r| {
                 (
                     r.model_type.as_deref().unwrap_or_default(),
-                    r.tokens_last_day.as_str(),
+                    r.tokens_last_day.as_deref(),
                 )
             })
             .collect();
-        // Two repositories' tokens add up; a repository without a demand row counts 0; ties
-        // keep type order.
+        // Two repositories' tokens add up; a repository without a demand row that day is
+        // unknown, never 0, and sorts after every known figure; ties keep type order.
         assert_eq!(
             rows,
             [
-                ("qwen3_moe", "1000000234567"),
-                ("llama", "5"),
-                ("laguna", "0")
+                ("qwen3_moe", Some("1000000234567")),
+                ("llama", Some("5")),
+                ("laguna", None)
             ]
         );
         let md = report.to_markdown();
@@ -363,6 +375,10 @@ mod tests {
             list.contains(
                 "| `qwen3_moe` | `qkv_bias` | 1,000,000,234,567 | `b/big`, `c/big-too` |"
             ),
+            "{md}"
+        );
+        assert!(
+            list.contains("| `laguna` | (the type has no entry) | unknown | `d/none` |"),
             "{md}"
         );
         // It is the report's first list, before anything else a person may act on.

@@ -1109,7 +1109,7 @@ fn a_night_names_what_its_closed_world_kept_unknown() {
                 r.model_type.as_deref(),
                 r.key.as_deref(),
                 r.repositories.iter().map(String::as_str).collect(),
-                r.tokens_last_day.as_str(),
+                r.tokens_last_day.as_deref().unwrap_or("unknown"),
             )
         })
         .collect();
