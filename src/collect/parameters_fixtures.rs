@@ -157,6 +157,57 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// A tensor of a dtype no rule lists, under any name, is never read as absent: the count
+    /// fails and says the dtype.
+    #[test]
+    fn a_tensor_of_an_unseen_dtype_makes_the_count_fail_naming_it(
+        pick in any::<prop::sample::Index>(),
+        at in any::<prop::sample::Index>(),
+        dtype in prop::sample::select(vec!["F4", "F6_E3M2", "F8_E8M0", "I4", "U4", "C64", "F128", "Q4_K"]),
+    ) {
+        let f = &fixtures()[pick.index(fixtures().len())];
+        let mut tensors = f.tensors.clone();
+        let name = tensors[at.index(tensors.len())].name.clone();
+        tensors.push(Tensor { name: format!("{name}_x"), dtype: dtype.to_string(), shape: vec![4, 4] });
+        match count(f, &tensors) {
+            Ok(counted) => prop_assert!(false, "{}: {name}_x ({dtype}) counted: {counted:?}", f.folder),
+            Err(failed) => prop_assert!(failed.to_string().contains(dtype), "{}: {failed}", f.folder),
+        }
+    }
+
+    /// A quantization method (or an MLX mode) no rule knows, on a real writer's checkpoint, is
+    /// never read as plain or as a neighbour: the format is unknown, named, and nothing is
+    /// counted.
+    #[test]
+    fn an_unseen_quantization_method_is_unknown_and_named(
+        pick in any::<prop::sample::Index>(),
+        method in "[a-z][a-z0-9_-]{2,10}",
+    ) {
+        const KNOWN: [&str; 14] = ["fp8", "mxfp4", "gptq", "awq", "compressed-tensors", "bitsandbytes", "modelopt", "quark", "affine", "nvfp4", "mxfp8", "fbgemm_fp8", "hqq", "bitnet"];
+        prop_assume!(!KNOWN.contains(&method.as_str()));
+        let f = &fixtures()[pick.index(fixtures().len())];
+        let mut config = f.config.clone();
+        let q = config
+            .get_mut("quantization_config")
+            .and_then(Value::as_object_mut)
+            .expect("a format fixture declares its quantization");
+        if q.contains_key("quant_method") {
+            q.insert("quant_method".into(), Value::from(method.clone()));
+        } else {
+            // MLX writes no quant_method: its mode is what names the packing.
+            q.insert("mode".into(), Value::from(method.clone()));
+        }
+        let format = format_of(&config);
+        prop_assert!(matches!(format, Format::Unknown(_)), "{}: {format:?}", f.folder);
+        prop_assert!(format.to_string().contains(&method), "{}: {format}", f.folder);
+        let counted = count_parameters(&f.tensors, &format, &BTreeSet::new());
+        prop_assert!(counted.is_err(), "{}: counted under {format}", f.folder);
+    }
+}
+
 /// The bit width each fixture's writer stores its weights at.
 const BITS: [(&str, u32); 22] = [
     ("awq-4bit", 4),
