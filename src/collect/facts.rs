@@ -79,7 +79,7 @@ pub(super) enum Evidence {
         /// The commit the facts are pinned to.
         commit: String,
         /// What the rules did not recognise, and so kept unknown.
-        findings: Findings,
+        findings: Box<Findings>,
     },
     /// The repository refused (401/403/404) or answered what is not its format: all twelve
     /// facts `open_checkpoint_unavailable`. The outcome (`gated`, `missing`, `broken`) and
@@ -223,7 +223,7 @@ pub(super) fn from_info(hub: &Hub<'_>, info: &RepoInfo, review: &FactsReview) ->
         facts,
         repository: info.id.clone(),
         commit: info.sha.clone(),
-        findings,
+        findings: Box::new(findings),
     }
 }
 

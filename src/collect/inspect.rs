@@ -99,7 +99,7 @@ pub(crate) fn repository_facts(options: &FactsOptions) -> Result<RepositoryFacts
             repository,
             commit,
             facts,
-            findings,
+            findings: *findings,
         }),
         Evidence::Refused(_, outcome, why) => Err(CollectError::FilesRefused {
             repo: repo_at(options),
@@ -171,7 +171,7 @@ impl RepositoryFacts {
             lines.push(format!("cache facts: {}", u.describe()));
             // Each key not reviewed with its value (cut when long), so a review starts from
             // the evidence rather than from a second download.
-            for key in &u.keys {
+            for key in u.keys.iter().chain(&u.refused) {
                 if let Some(value) = u.values.get(key) {
                     lines.push(format!("  {key} = {value}"));
                 }

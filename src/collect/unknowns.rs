@@ -64,6 +64,11 @@ pub(super) fn record(report: Sections<'_>, repository: &str, findings: &Findings
                         .iter()
                         .map(|k| format!("{k} (absent: the review needs it)")),
                 )
+                .chain(
+                    u.refused
+                        .iter()
+                        .map(|k| format!("{k} (a value its rule does not model)")),
+                )
                 .map(Some)
                 .collect()
         } else {

@@ -81,6 +81,9 @@ pub(super) struct ConfigFacts {
     pub experts: Option<u64>,
     /// k = `num_experts_per_tok`.
     pub experts_per_token: Option<u64>,
+    /// The key whose value a family's rule refused, when it refused (the three cache facts
+    /// then carry its reason).
+    pub refused_key: Option<&'static str>,
 }
 
 /// A computed figure, or the reason code when there is none.
@@ -161,8 +164,11 @@ pub(super) fn reviewed_config_facts(
     let mut facts = config_facts(config, &review.config_defaults);
     let empty = Map::new();
     let keys = model_keys(config.as_object().unwrap_or(&empty));
-    let unreviewed = review::unreviewed(keys, review);
-    if unreviewed.is_some() {
+    let mut unreviewed = review::unreviewed(keys, review);
+    if let (None, Some(key)) = (&unreviewed, facts.refused_key) {
+        // Reviewed, but the family's rule did not model a value: named as well, never silent.
+        unreviewed = Some(review::refused(keys, key));
+    } else if unreviewed.is_some() {
         let unsupported = Outcome::NotFound(ATTENTION_LAYOUT_NOT_SUPPORTED);
         facts.attention_bytes_per_token = unsupported.clone();
         facts.full_sequence_attention_bytes = unsupported.clone();
@@ -188,9 +194,12 @@ fn config_facts(config: &Value, defaults: &[ConfigDefault]) -> ConfigFacts {
         _ => Outcome::NotFound(CONFIG_KEY_MISSING),
     };
     let sequence_length = uint(keys, "max_position_embeddings");
-    let (per_token, full_sequence, recurrent) = match family::rule(keys) {
+    let (per_token, full_sequence, recurrent, refused_key) = match family::rule(keys) {
         Some(rule) => family_figures(rule, keys),
-        None => generic_figures(keys),
+        None => {
+            let (a, b, c) = generic_figures(keys);
+            (a, b, c, None)
+        }
     };
     let experts = ["n_routed_experts", "num_experts", "num_local_experts"]
         .iter()
@@ -204,23 +213,33 @@ fn config_facts(config: &Value, defaults: &[ConfigDefault]) -> ConfigFacts {
         calculation_sequence_length: outcome(sequence_length),
         experts,
         experts_per_token: present(keys, "num_experts_per_tok").and_then(Value::as_u64),
+        refused_key,
     }
 }
 
 /// The three cache figures by a family's own rule: a refusal unknowns all three with its
-/// reason; the fixed buffers join per token × T in the full sequence.
-fn family_figures(rule: family::Rule, keys: &Map<String, Value>) -> (Figure, Figure, Figure) {
+/// reason and names its key; the fixed buffers join per token × T in the full sequence.
+fn family_figures(
+    rule: family::Rule,
+    keys: &Map<String, Value>,
+) -> (Figure, Figure, Figure, Option<&'static str>) {
     match rule(keys) {
         Err(refusal) => (
             Err(refusal.reason),
             Err(refusal.reason),
             Err(refusal.reason),
+            Some(refusal.key),
         ),
         Ok(sizes) => {
             let full_sequence = uint(keys, "max_position_embeddings")
                 .and_then(|t| product(&[sizes.per_token, t]))
                 .and_then(|grown| sum(grown, sizes.fixed));
-            (Ok(sizes.per_token), full_sequence, Ok(sizes.recurrent))
+            (
+                Ok(sizes.per_token),
+                full_sequence,
+                Ok(sizes.recurrent),
+                None,
+            )
         }
     }
 }

@@ -22,7 +22,12 @@ pub(crate) struct Unreviewed {
     /// The entry's `required_keys` the key set lacks (absent or null), sorted.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) absent: Vec<String>,
-    /// Each of `keys` with its value as `config.json` writes it (compact JSON), cut to
+    /// Layout keys of a reviewed type whose value its family's rule does not model (a list
+    /// that does not fit the layers, keys that disagree, a member it does not know): the rule
+    /// refused and named the key (`checked::Refusal`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) refused: Vec<String>,
+    /// Each of `keys` (and of `refused`) with its value as `config.json` writes it (compact JSON), cut to
     /// [`VALUE_CHARS`] characters with its length said, so a review starts from the evidence.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub(crate) values: BTreeMap<String, String>,
@@ -59,6 +64,17 @@ impl Unreviewed {
             .collect::<Vec<_>>()
             .join(", ");
         let lacks = format!("lacks keys its review needs: {absent}");
+        if self.type_reviewed && keys.is_empty() && absent.is_empty() && !self.refused.is_empty() {
+            let refused = self
+                .refused
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            return format!(
+                "model_type `{model_type}`: its rule does not model the value of {refused}"
+            );
+        }
         match (self.type_reviewed, keys.is_empty(), absent.is_empty()) {
             (false, _, _) => format!(
                 "model_type `{model_type}` has no reviewed cache layout (data/policy.json cache_layouts)"
@@ -111,6 +127,27 @@ pub(super) fn unreviewed(set: &Map<String, Value>, review: &FactsReview) -> Opti
         type_reviewed: entry.is_some(),
         keys,
         absent,
+        refused: Vec::new(),
         values,
     })
+}
+
+/// A reviewed key set whose family rule refused the value of `key`: named as what kept the
+/// cache facts unknown, with the value.
+pub(super) fn refused(set: &Map<String, Value>, key: &str) -> Unreviewed {
+    Unreviewed {
+        model_type: set
+            .get("model_type")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        type_reviewed: true,
+        keys: Vec::new(),
+        absent: Vec::new(),
+        refused: vec![key.to_string()],
+        values: set
+            .get(key)
+            .map(|v| (key.to_string(), bounded(v)))
+            .into_iter()
+            .collect(),
+    }
 }

@@ -449,6 +449,7 @@ fn empty_config_misses_everything() {
             calculation_sequence_length: MISSING,
             experts: None,
             experts_per_token: None,
+            refused_key: None,
         }
     );
 }

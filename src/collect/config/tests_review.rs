@@ -398,3 +398,43 @@ fn another_types_layout_key_is_not_reviewed_here() {
         }
     }
 }
+
+/// A reviewed family whose rule refuses a value (a list that does not fit the layers) is named
+/// as well: the refused key and its value, never a silent unknown.
+#[test]
+fn a_value_a_family_rule_refuses_is_named_with_its_value() {
+    let review = shipped();
+    let cases: [(&[u8], &str, &str); 2] = [
+        (
+            super::tests_families::DEEPSEEK_V4_FLASH,
+            "compress_ratios",
+            "compress_ratios",
+        ),
+        (
+            super::tests_families::GEMMA_4_31B,
+            "layer_types",
+            "layer_types",
+        ),
+    ];
+    for (bytes, key, named) in cases {
+        let mut config = super::tests_families::load(bytes);
+        let set = key_set(&mut config);
+        let list = set
+            .get_mut(key)
+            .and_then(Value::as_array_mut)
+            .expect("the fixture's list");
+        list.truncate(3);
+        let (facts, unreviewed) = reviewed_config_facts(&config, &review);
+        assert_eq!(cache(&facts), [UNSUPPORTED; 3], "{key}");
+        let u = unreviewed.expect("named");
+        assert!(u.type_reviewed && u.keys.is_empty(), "{u:?}");
+        assert_eq!(u.refused, vec![named.to_string()], "{u:?}");
+        assert!(u.values.contains_key(named), "{u:?}");
+        assert!(
+            u.describe()
+                .contains("its rule does not model the value of"),
+            "{}",
+            u.describe()
+        );
+    }
+}
